@@ -1,0 +1,95 @@
+"""The American Sniff rules engine (RULES.md): pure Python, no I/O, no third-party imports."""
+
+from __future__ import annotations
+
+from service.engine.bots import GreedyBot, RandomBot, make_bot, play_match
+from service.engine.errors import (
+    BadDeal,
+    CannotDraw,
+    CannotPass,
+    IllegalMove,
+    LeadExpected,
+    MatchOver,
+    MoveNotationError,
+    MustPlace,
+    MustPlaceDrawn,
+    NoRoundInPlay,
+    NoSuchOpenSide,
+    NotationError,
+    NotCanonical,
+    NotYourTurn,
+    SniffError,
+    TileNotationError,
+    TileNotInHand,
+    ValuesDoNotMatch,
+)
+from service.engine.layout import CountedEnd, Layout, OpenSide, points_for
+from service.engine.match import (
+    ActionResult,
+    Deal,
+    LeaderChoice,
+    Match,
+    Phase,
+    RoundEnd,
+    RoundEndKind,
+)
+from service.engine.moves import DRAW, PASS, Move, MoveKind, Side
+from service.engine.record import MalformedRecord, MatchRecord, parse_record, replay, to_record
+from service.engine.rules import HAND_SIZE, RULES_VERSION, TARGET, deduction, team_of
+from service.engine.tiles import TILES, Tile
+from service.engine.view import SeatView, view
+
+__all__ = [
+    "DRAW",
+    "HAND_SIZE",
+    "PASS",
+    "RULES_VERSION",
+    "TARGET",
+    "TILES",
+    "ActionResult",
+    "BadDeal",
+    "CannotDraw",
+    "CannotPass",
+    "CountedEnd",
+    "Deal",
+    "GreedyBot",
+    "IllegalMove",
+    "Layout",
+    "LeadExpected",
+    "LeaderChoice",
+    "MalformedRecord",
+    "Match",
+    "MatchOver",
+    "MatchRecord",
+    "Move",
+    "MoveKind",
+    "MoveNotationError",
+    "MustPlace",
+    "MustPlaceDrawn",
+    "NoRoundInPlay",
+    "NoSuchOpenSide",
+    "NotCanonical",
+    "NotYourTurn",
+    "NotationError",
+    "OpenSide",
+    "Phase",
+    "RandomBot",
+    "RoundEnd",
+    "RoundEndKind",
+    "SeatView",
+    "Side",
+    "SniffError",
+    "Tile",
+    "TileNotInHand",
+    "TileNotationError",
+    "ValuesDoNotMatch",
+    "deduction",
+    "make_bot",
+    "parse_record",
+    "play_match",
+    "points_for",
+    "replay",
+    "team_of",
+    "to_record",
+    "view",
+]

@@ -1,0 +1,436 @@
+"""The full state of a match: hands, boneyard, layout, turn, scores and history.
+
+`Match` holds hidden information (every hand, the boneyard order); what one
+seat may see is a separate object built by `view` (see `view.py`), so no
+layer above can leak a hidden tile by handing on this object's fields.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.engine.errors import (
+    BadDeal,
+    CannotDraw,
+    CannotPass,
+    IllegalMove,
+    MatchOver,
+    MustPlace,
+    MustPlaceDrawn,
+    NoRoundInPlay,
+    NotYourTurn,
+    TileNotInHand,
+)
+from service.engine.layout import Layout, points_for
+from service.engine.moves import DRAW, PASS, Move, MoveKind
+from service.engine.rules import (
+    HAND_SIZE,
+    SEAT_COUNTS,
+    TARGET,
+    Seat,
+    deduction,
+    team_count,
+    team_of,
+)
+from service.engine.tiles import BIT, NAMES, SET_SIZE, TILES, Tile, pips_of, tiles_of
+
+
+class Phase(enum.Enum):
+    AWAITING_DEAL = "awaiting_deal"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class LeaderChoice(enum.Enum):
+    """How a round's leader was chosen (§2); recorded so a replay needs no generator."""
+
+    LOT = "lot"
+    FINISHER = "finisher"
+    EXPLICIT = "explicit"
+
+
+class RoundEndKind(enum.Enum):
+    DOMINO = "domino"
+    BLOCKED = "blocked"
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One round's deal: each seat's hand, the boneyard in draw order, and the leader."""
+
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard: tuple[Tile, ...]
+    leader: Seat
+
+    @staticmethod
+    def of(hands: Sequence[Sequence[int]], boneyard: Sequence[int], leader: int) -> Deal:
+        return Deal(
+            tuple(tuple(TILES[t] for t in h) for h in hands),
+            tuple(TILES[t] for t in boneyard),
+            leader,
+        )
+
+    def check(self, seats: int) -> None:
+        """Raise `BadDeal` unless this is exactly the 28 tiles in the right hand sizes."""
+        if len(self.hands) != seats:
+            raise BadDeal(f"the deal has {len(self.hands)} hands for {seats} seats")
+        size = HAND_SIZE[seats]
+        for seat, hand in enumerate(self.hands):
+            if len(hand) != size:
+                raise BadDeal(f"seat {seat} holds {len(hand)} tiles; {seats} seats get {size} each")
+        seen: set[int] = set()
+        for t in (t for h in self.hands for t in h):
+            if t in seen:
+                raise BadDeal(f"tile {NAMES[t]} is dealt twice")
+            seen.add(t)
+        for t in self.boneyard:
+            if t in seen:
+                raise BadDeal(f"tile {NAMES[t]} is both dealt and in the boneyard, or twice there")
+            seen.add(t)
+        if len(seen) != SET_SIZE:
+            missing = ", ".join(NAMES[t] for t in range(SET_SIZE) if t not in seen)
+            raise BadDeal(f"the deal is missing {missing}")
+        if not (isinstance(self.leader, int) and 0 <= self.leader < seats):
+            raise BadDeal(f"leader {self.leader!r} is not a seat of a {seats}-seat match")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd:
+    """How a round ended and what it cost each hand (§7). Scores are per seat."""
+
+    kind: RoundEndKind
+    finisher: Seat | None
+    pips: tuple[int, ...]
+    deductions: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """What one applied action did. `drawn` is hidden information: only the drawer may see it."""
+
+    seat: Seat
+    move: Move
+    points: int
+    ends_sum: int | None
+    drawn: Tile | None = None
+    round_end: RoundEnd | None = None
+    winner: Seat | None = None
+
+
+class RoundLog:
+    """One round as played: its deal, every action and the points each scored."""
+
+    __slots__ = ("actions", "deal", "end", "leader_choice", "points", "scores")
+
+    def __init__(self, deal: Deal, leader_choice: LeaderChoice) -> None:
+        self.deal = deal
+        self.leader_choice = leader_choice
+        self.actions: list[Move] = []
+        self.points: list[int | None] = []
+        self.end: RoundEnd | None = None
+        self.scores: tuple[int, ...] = ()
+        """Scores per seat when the round stopped (its end, or the winning placement)."""
+
+
+class Match:
+    """A match in progress: the game state that `apply` advances one action at a time."""
+
+    __slots__ = (
+        "bone_pos",
+        "boneyard",
+        "drawn",
+        "hands",
+        "history",
+        "layout",
+        "leader",
+        "move_count",
+        "next_leader",
+        "phase",
+        "rng",
+        "round_index",
+        "scores",
+        "seats",
+        "seed",
+        "target",
+        "teams",
+        "turn",
+        "winner",
+    )
+
+    def __init__(
+        self,
+        seats: int = 2,
+        *,
+        seed: int | None = None,
+        target: int | None = None,
+        deal: Deal | None = None,
+        auto_deal: bool = True,
+    ) -> None:
+        """A new match; unless `auto_deal` is false, its first round is dealt at once."""
+        if seats not in SEAT_COUNTS:
+            raise ValueError(f"American Sniff is played by 2, 3 or 4, not {seats}")
+        if target is not None and target <= 0:
+            raise ValueError(f"a target must be positive, not {target}")
+        self.seats = seats
+        self.target = TARGET[seats] if target is None else target
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.teams = tuple(team_of(s, seats) for s in range(seats))
+        self.scores = [0] * team_count(seats)
+        self.phase = Phase.AWAITING_DEAL
+        self.round_index = -1
+        self.move_count = 0
+        self.next_leader: Seat | None = None
+        self.winner: Seat | None = None
+        self.history: list[RoundLog] = []
+        self.hands = [0] * seats
+        self.boneyard: list[Tile] = []
+        self.bone_pos = 0
+        self.layout = Layout()
+        self.turn: Seat = -1
+        self.leader: Seat = -1
+        self.drawn = -1
+        if auto_deal or deal is not None:
+            self.deal(deal)
+
+    # -- reading the state -------------------------------------------------
+
+    def seat_scores(self) -> tuple[int, ...]:
+        """Scores per seat (partners carry the same number)."""
+        return tuple(self.scores[t] for t in self.teams)
+
+    def hand(self, seat: Seat) -> list[Tile]:
+        return tiles_of(self.hands[seat])
+
+    @property
+    def boneyard_left(self) -> int:
+        return len(self.boneyard) - self.bone_pos
+
+    def legal_moves(self) -> list[Move]:
+        """Every lawful action for the seat to play, in canonical order (§3, §6).
+
+        Placements come first, ordered by place (board tile, then side) and then
+        by tile; a lead lists tiles in ascending order. With no placement the
+        only action is `draw`, or `pass` once the boneyard is empty.
+        """
+        if self.phase is not Phase.PLAYING:
+            return []
+        layout = self.layout
+        if self.drawn >= 0:
+            return layout.moves_for(BIT[self.drawn])
+        hand = self.hands[self.turn]
+        if hand & layout.playable:
+            return layout.moves_for(hand)
+        return [DRAW] if self.bone_pos < len(self.boneyard) else [PASS]
+
+    def check(self, move: Move, seat: Seat | None = None) -> None:
+        """Raise the specific `IllegalMove` that `apply` would raise; change nothing."""
+        if self.phase is not Phase.PLAYING:
+            if self.phase is Phase.OVER:
+                raise MatchOver(f"the match is over: seat {self.winner} won")
+            raise NoRoundInPlay("the round is over: the next round must be dealt first")
+        turn = self.turn
+        if seat is not None and seat != turn:
+            raise NotYourTurn(f"it is seat {turn}'s turn, not seat {seat}'s")
+        hand = self.hands[turn]
+        kind = move.kind
+        drawn = self.drawn
+        if kind <= MoveKind.PLACE:
+            t = move.tile
+            assert t is not None
+            if not hand >> t & 1:
+                where = self._whereabouts(t)
+                raise TileNotInHand(f"tile {NAMES[t]} is not in seat {turn}'s hand ({where})")
+            if drawn >= 0 and t != drawn:
+                raise MustPlaceDrawn(
+                    f"seat {turn} drew {NAMES[drawn]}, which can be placed: it must be placed now"
+                )
+            self.layout.check(move)
+            return
+        if drawn >= 0:
+            raise MustPlaceDrawn(
+                f"seat {turn} drew {NAMES[drawn]}, which can be placed: it must be placed now"
+            )
+        if hand & self.layout.playable:
+            word = "draw" if kind is MoveKind.DRAW else "pass"
+            raise MustPlace(f"seat {turn} holds a tile that can be placed and may not {word}")
+        if kind is MoveKind.DRAW:
+            if self.bone_pos >= len(self.boneyard):
+                raise CannotDraw("the boneyard is empty: nothing to draw (pass instead)")
+        elif self.bone_pos < len(self.boneyard):
+            raise CannotPass(f"seat {turn} may not pass while the boneyard holds tiles: draw")
+
+    def _whereabouts(self, t: int) -> str:
+        if self.layout.covered[t] >= 0:
+            return "it is already on the layout"
+        for seat, hand in enumerate(self.hands):
+            if hand >> t & 1:
+                return f"seat {seat} holds it: out of turn"
+        return "it is still in the boneyard"
+
+    # -- changing the state ------------------------------------------------
+
+    def apply(self, move: Move, seat: Seat | None = None) -> ActionResult:
+        """Make one action for the seat to play (optionally checking it is `seat`).
+
+        An illegal action raises its specific `IllegalMove` and leaves the
+        state exactly as it was.
+        """
+        self.check(move, seat)
+        s = self.turn
+        log = self.history[-1]
+        log.actions.append(move)
+        self.move_count += 1
+        kind = move.kind
+        if kind <= MoveKind.PLACE:
+            t = move.tile
+            assert t is not None
+            self.hands[s] ^= BIT[t]
+            self.drawn = -1
+            layout = self.layout
+            ends = layout.place(move)
+            points = points_for(ends)
+            log.points.append(points)
+            if points:
+                team = self.teams[s]
+                self.scores[team] += points
+                if self.scores[team] >= self.target:
+                    self.phase = Phase.OVER
+                    self.winner = s
+                    log.scores = self.seat_scores()
+                    return ActionResult(s, move, points, ends, winner=s)
+            if not self.hands[s]:
+                end = self._end_round(s)
+                return ActionResult(s, move, points, ends, round_end=end)
+            if self.bone_pos == len(self.boneyard) and self._blocked():
+                return ActionResult(s, move, points, ends, round_end=self._end_round(None))
+            self.turn = (s + 1) % self.seats
+            return ActionResult(s, move, points, ends)
+        log.points.append(None)
+        if kind is MoveKind.DRAW:
+            t = self.boneyard[self.bone_pos]
+            self.bone_pos += 1
+            self.hands[s] |= BIT[t]
+            if BIT[t] & self.layout.playable:
+                self.drawn = t
+            elif self.bone_pos == len(self.boneyard) and self._blocked():
+                return ActionResult(s, move, 0, None, drawn=t, round_end=self._end_round(None))
+            return ActionResult(s, move, 0, None, drawn=t)
+        self.turn = (s + 1) % self.seats
+        return ActionResult(s, move, 0, None)
+
+    def _blocked(self) -> bool:
+        playable = self.layout.playable
+        return not any(h & playable for h in self.hands)
+
+    def _end_round(self, finisher: Seat | None) -> RoundEnd:
+        pips = tuple(pips_of(h) for h in self.hands)
+        deductions = tuple(deduction(p) for p in pips)
+        for seat, d in enumerate(deductions):
+            self.scores[self.teams[seat]] -= d
+        end = RoundEnd(
+            RoundEndKind.DOMINO if finisher is not None else RoundEndKind.BLOCKED,
+            finisher,
+            pips,
+            deductions,
+            self.seat_scores(),
+        )
+        log = self.history[-1]
+        log.end = end
+        log.scores = end.scores
+        self.next_leader = finisher
+        self.phase = Phase.AWAITING_DEAL
+        self.turn = -1
+        return end
+
+    def deal(self, deal: Deal | None = None) -> Deal:
+        """Start the next round, from the match's generator or from an explicit deal (§2).
+
+        The leader is the last round's finisher, else drawn by lot; an explicit
+        deal after a domino must name that finisher.
+        """
+        if self.phase is Phase.OVER:
+            raise MatchOver(f"the match is over: seat {self.winner} won")
+        if self.phase is Phase.PLAYING:
+            raise IllegalMove("a round is in play: it must end before the next deal")
+        if deal is None:
+            tiles = list(TILES)
+            self.rng.shuffle(tiles)
+            if self.next_leader is not None:
+                leader, choice = self.next_leader, LeaderChoice.FINISHER
+            else:
+                leader, choice = self.rng.randrange(self.seats), LeaderChoice.LOT
+            size = HAND_SIZE[self.seats]
+            deal = Deal(
+                tuple(tuple(tiles[i * size : (i + 1) * size]) for i in range(self.seats)),
+                tuple(tiles[self.seats * size :]),
+                leader,
+            )
+        else:
+            deal.check(self.seats)
+            if self.next_leader is not None and deal.leader != self.next_leader:
+                raise BadDeal(
+                    f"seat {self.next_leader} dominoed the last round and must lead, "
+                    f"not seat {deal.leader}"
+                )
+            choice = (
+                LeaderChoice.FINISHER if self.next_leader is not None else LeaderChoice.EXPLICIT
+            )
+        self.hands = [sum(BIT[t] for t in h) for h in deal.hands]
+        self.boneyard = list(deal.boneyard)
+        self.bone_pos = 0
+        self.layout = Layout()
+        self.leader = self.turn = deal.leader
+        self.drawn = -1
+        self.round_index += 1
+        self.phase = Phase.PLAYING
+        self.history.append(RoundLog(deal, choice))
+        return deal
+
+    def copy(self, keep_history: bool = True) -> Match:
+        """An independent copy for search and rollouts.
+
+        Without `keep_history` the copy keeps only the current round's deal (no
+        past actions), which makes copies for rollouts cost a few microseconds.
+        """
+        other = Match.__new__(Match)
+        other.seats = self.seats
+        other.target = self.target
+        other.seed = self.seed
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.teams = self.teams
+        other.scores = self.scores[:]
+        other.phase = self.phase
+        other.round_index = self.round_index
+        other.move_count = self.move_count
+        other.next_leader = self.next_leader
+        other.winner = self.winner
+        if keep_history:
+            other.history = [_copy_log(r) for r in self.history]
+        elif self.history:
+            last = self.history[-1]
+            other.history = [RoundLog(last.deal, last.leader_choice)]
+        else:
+            other.history = []
+        other.hands = self.hands[:]
+        other.boneyard = self.boneyard
+        other.bone_pos = self.bone_pos
+        other.layout = self.layout.copy()
+        other.turn = self.turn
+        other.leader = self.leader
+        other.drawn = self.drawn
+        return other
+
+
+def _copy_log(log: RoundLog) -> RoundLog:
+    other = RoundLog(log.deal, log.leader_choice)
+    other.actions = log.actions[:]
+    other.points = log.points[:]
+    other.end = log.end
+    other.scores = log.scores
+    return other

@@ -1,0 +1,137 @@
+"""Sides of placed tiles and moves, with their RECORD.md text round trip.
+
+Every possible move is built once at import and handed out by the factory
+methods, so legal-move generation allocates nothing and moves compare by
+identity as well as by value.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final, cast
+
+from service.engine.errors import MoveNotationError, TileNotationError
+from service.engine.tiles import SET_SIZE, TILES, Tile
+
+
+class Side(enum.IntEnum):
+    """A place on a placed tile (RULES.md §3); the int order is the canonical order."""
+
+    LOW = 0
+    HIGH = 1
+    LINE_A = 2
+    LINE_B = 3
+    BRANCH_A = 4
+    BRANCH_B = 5
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Side:
+        try:
+            return _SIDES_BY_NAME[text.strip().lower()]
+        except KeyError:
+            raise MoveNotationError(
+                f"{text!r} is not a side (one of low, high, line_a, line_b, branch_a, branch_b)"
+            ) from None
+
+
+_SIDES_BY_NAME: Final = {str(s): s for s in Side}
+SIDE_COUNT: Final = 8
+"""Stride of a slot number: a place (tile, side) is the int `tile * 8 + side`."""
+
+
+class MoveKind(enum.IntEnum):
+    LEAD = 0
+    PLACE = 1
+    DRAW = 2
+    PASS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One action: lead a tile, place a tile on (board tile, side), draw, or pass."""
+
+    kind: MoveKind
+    tile: Tile | None = None
+    board_tile: Tile | None = None
+    side: Side | None = None
+
+    @staticmethod
+    def lead(tile: int) -> Move:
+        return _LEADS[tile]
+
+    @staticmethod
+    def place(tile: int, board_tile: int, side: int) -> Move:
+        if not (0 <= tile < SET_SIZE and 0 <= board_tile < SET_SIZE and 0 <= side < 6):
+            raise MoveNotationError(f"no such placement ({tile}, {board_tile}, {side})")
+        return place_move(tile, board_tile * SIDE_COUNT + side)
+
+    @staticmethod
+    def draw() -> Move:
+        return DRAW
+
+    @staticmethod
+    def pass_() -> Move:
+        return PASS
+
+    @property
+    def slot(self) -> int:
+        """The place this move joins, as `board_tile * 8 + side` (-1 for non-placements)."""
+        if self.board_tile is None or self.side is None:
+            return -1
+        return self.board_tile * SIDE_COUNT + self.side
+
+    @property
+    def is_placement(self) -> bool:
+        return self.kind <= MoveKind.PLACE
+
+    def __str__(self) -> str:
+        if self.kind is MoveKind.PLACE:
+            return f"{self.tile}@{self.board_tile}:{self.side}"
+        if self.kind is MoveKind.LEAD:
+            return str(self.tile)
+        return "draw" if self.kind is MoveKind.DRAW else "pass"
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+    @staticmethod
+    def parse(text: str) -> Move:
+        """Read RECORD.md notation: `TILE`, `TILE@BOARDTILE:SIDE`, `draw` or `pass`."""
+        if not isinstance(text, str):
+            raise MoveNotationError(f"a move is written as text, not {text!r}")
+        t = text.strip()
+        low = t.lower()
+        if low == "draw":
+            return DRAW
+        if low == "pass":
+            return PASS
+        try:
+            if "@" not in t:
+                return _LEADS[Tile.parse(t)]
+            tile_text, _, place = t.partition("@")
+            board_text, colon, side_text = place.rpartition(":")
+            if not colon:
+                raise MoveNotationError(f"{text!r}: a placement is written TILE@BOARDTILE:SIDE")
+            return Move.place(Tile.parse(tile_text), Tile.parse(board_text), Side.parse(side_text))
+        except TileNotationError as e:
+            raise MoveNotationError(f"{text!r} is not a move: {e}") from None
+
+
+_LEADS: Final = tuple(Move(MoveKind.LEAD, t) for t in TILES)
+_PLACES: Final = tuple(
+    Move(MoveKind.PLACE, t, b, Side(s)) if s < 6 else None
+    for t in TILES
+    for b in TILES
+    for s in range(SIDE_COUNT)
+)
+DRAW: Final = Move(MoveKind.DRAW)
+PASS: Final = Move(MoveKind.PASS)
+
+
+def place_move(tile: int, slot: int) -> Move:
+    """The interned placement of `tile` on `slot` (hot path: no checks)."""
+    return cast(Move, _PLACES[tile * SET_SIZE * SIDE_COUNT + slot])

@@ -1,0 +1,28 @@
+"""Facts of American Sniff that depend only on the number of seats (RULES.md §1, §2, §7)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+RULES_VERSION: Final = "american-sniff/1"
+SEAT_COUNTS: Final = (2, 3, 4)
+HAND_SIZE: Final = {2: 7, 3: 6, 4: 5}
+TARGET: Final = {2: 250, 3: 200, 4: 200}
+
+Seat = int
+"""A seat number, 0..seats-1, in turn (clockwise) order."""
+
+
+def team_of(seat: Seat, seats: int) -> int:
+    """The scoring side of a seat: partners 0+2 and 1+3 with four seats, else the seat itself."""
+    return seat % 2 if seats == 4 else seat
+
+
+def team_count(seats: int) -> int:
+    return 2 if seats == 4 else seats
+
+
+def deduction(pips: int) -> int:
+    """Pips left in one hand, rounded to the nearest five: remainder 1-2 down, 3-4 up (§7)."""
+    rest = pips % 5
+    return pips - rest if rest <= 2 else pips + 5 - rest
