@@ -1,0 +1,539 @@
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ERROR_REASON_UNSPECIFIED: _ClassVar[ErrorReason]
+    ERROR_REASON_MATCH_NOT_FOUND: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_TOKEN: _ClassVar[ErrorReason]
+    ERROR_REASON_MALFORMED_MOVE: _ClassVar[ErrorReason]
+    ERROR_REASON_ILLEGAL_MOVE: _ClassVar[ErrorReason]
+    ERROR_REASON_NOT_YOUR_TURN: _ClassVar[ErrorReason]
+    ERROR_REASON_WRONG_PHASE: _ClassVar[ErrorReason]
+    ERROR_REASON_MOVE_COUNT_MISMATCH: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_DEAL: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_QUERY: _ClassVar[ErrorReason]
+
+class Side(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SIDE_UNSPECIFIED: _ClassVar[Side]
+    SIDE_LOW: _ClassVar[Side]
+    SIDE_HIGH: _ClassVar[Side]
+    SIDE_LINE_A: _ClassVar[Side]
+    SIDE_LINE_B: _ClassVar[Side]
+    SIDE_BRANCH_A: _ClassVar[Side]
+    SIDE_BRANCH_B: _ClassVar[Side]
+
+class LeaderChoice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LEADER_CHOICE_UNSPECIFIED: _ClassVar[LeaderChoice]
+    LEADER_CHOICE_LOT: _ClassVar[LeaderChoice]
+    LEADER_CHOICE_FINISHER: _ClassVar[LeaderChoice]
+    LEADER_CHOICE_EXPLICIT: _ClassVar[LeaderChoice]
+
+class RoundEndKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROUND_END_KIND_UNSPECIFIED: _ClassVar[RoundEndKind]
+    ROUND_END_KIND_DOMINO: _ClassVar[RoundEndKind]
+    ROUND_END_KIND_BLOCKED: _ClassVar[RoundEndKind]
+
+class MatchPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_PHASE_UNSPECIFIED: _ClassVar[MatchPhase]
+    MATCH_PHASE_AWAITING_DEAL: _ClassVar[MatchPhase]
+    MATCH_PHASE_PLAYING: _ClassVar[MatchPhase]
+    MATCH_PHASE_OVER: _ClassVar[MatchPhase]
+ERROR_REASON_UNSPECIFIED: ErrorReason
+ERROR_REASON_MATCH_NOT_FOUND: ErrorReason
+ERROR_REASON_BAD_TOKEN: ErrorReason
+ERROR_REASON_MALFORMED_MOVE: ErrorReason
+ERROR_REASON_ILLEGAL_MOVE: ErrorReason
+ERROR_REASON_NOT_YOUR_TURN: ErrorReason
+ERROR_REASON_WRONG_PHASE: ErrorReason
+ERROR_REASON_MOVE_COUNT_MISMATCH: ErrorReason
+ERROR_REASON_BAD_DEAL: ErrorReason
+ERROR_REASON_BAD_QUERY: ErrorReason
+SIDE_UNSPECIFIED: Side
+SIDE_LOW: Side
+SIDE_HIGH: Side
+SIDE_LINE_A: Side
+SIDE_LINE_B: Side
+SIDE_BRANCH_A: Side
+SIDE_BRANCH_B: Side
+LEADER_CHOICE_UNSPECIFIED: LeaderChoice
+LEADER_CHOICE_LOT: LeaderChoice
+LEADER_CHOICE_FINISHER: LeaderChoice
+LEADER_CHOICE_EXPLICIT: LeaderChoice
+ROUND_END_KIND_UNSPECIFIED: RoundEndKind
+ROUND_END_KIND_DOMINO: RoundEndKind
+ROUND_END_KIND_BLOCKED: RoundEndKind
+MATCH_PHASE_UNSPECIFIED: MatchPhase
+MATCH_PHASE_AWAITING_DEAL: MatchPhase
+MATCH_PHASE_PLAYING: MatchPhase
+MATCH_PHASE_OVER: MatchPhase
+
+class Tile(_message.Message):
+    __slots__ = ("low", "high")
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    low: int
+    high: int
+    def __init__(self, low: _Optional[int] = ..., high: _Optional[int] = ...) -> None: ...
+
+class Move(_message.Message):
+    __slots__ = ("lead", "place", "draw", "notation")
+    class Lead(_message.Message):
+        __slots__ = ("tile",)
+        TILE_FIELD_NUMBER: _ClassVar[int]
+        tile: Tile
+        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ...) -> None: ...
+    class Place(_message.Message):
+        __slots__ = ("tile", "board_tile", "side")
+        TILE_FIELD_NUMBER: _ClassVar[int]
+        BOARD_TILE_FIELD_NUMBER: _ClassVar[int]
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        tile: Tile
+        board_tile: Tile
+        side: Side
+        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ...) -> None: ...
+    class Draw(_message.Message):
+        __slots__ = ()
+        def __init__(self) -> None: ...
+    class Pass(_message.Message):
+        __slots__ = ()
+        def __init__(self) -> None: ...
+    LEAD_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    PASS_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    lead: Move.Lead
+    place: Move.Place
+    draw: Move.Draw
+    notation: str
+    def __init__(self, lead: _Optional[_Union[Move.Lead, _Mapping]] = ..., place: _Optional[_Union[Move.Place, _Mapping]] = ..., draw: _Optional[_Union[Move.Draw, _Mapping]] = ..., notation: _Optional[str] = ..., **kwargs) -> None: ...
+
+class Hand(_message.Message):
+    __slots__ = ("tiles",)
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    def __init__(self, tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ...) -> None: ...
+
+class Deal(_message.Message):
+    __slots__ = ("hands", "boneyard_tiles", "leader")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    leader: int
+    def __init__(self, hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., leader: _Optional[int] = ...) -> None: ...
+
+class CountedEnd(_message.Message):
+    __slots__ = ("tile", "side", "value")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    tile: Tile
+    side: Side
+    value: int
+    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., value: _Optional[int] = ...) -> None: ...
+
+class OpenSide(_message.Message):
+    __slots__ = ("tile", "side", "value")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    tile: Tile
+    side: Side
+    value: int
+    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., value: _Optional[int] = ...) -> None: ...
+
+class PlacedTile(_message.Message):
+    __slots__ = ("tile", "board_tile", "side", "sniff")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    BOARD_TILE_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    SNIFF_FIELD_NUMBER: _ClassVar[int]
+    tile: Tile
+    board_tile: Tile
+    side: Side
+    sniff: bool
+    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., sniff: _Optional[bool] = ...) -> None: ...
+
+class Placement(_message.Message):
+    __slots__ = ("move", "notation")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    notation: str
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., notation: _Optional[str] = ...) -> None: ...
+
+class RoundEnd(_message.Message):
+    __slots__ = ("round_index", "kind", "finisher", "pips", "deductions", "scores", "remaining_hands")
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    FINISHER_FIELD_NUMBER: _ClassVar[int]
+    PIPS_FIELD_NUMBER: _ClassVar[int]
+    DEDUCTIONS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_HANDS_FIELD_NUMBER: _ClassVar[int]
+    round_index: int
+    kind: RoundEndKind
+    finisher: int
+    pips: _containers.RepeatedScalarFieldContainer[int]
+    deductions: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    remaining_hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    def __init__(self, round_index: _Optional[int] = ..., kind: _Optional[_Union[RoundEndKind, str]] = ..., finisher: _Optional[int] = ..., pips: _Optional[_Iterable[int]] = ..., deductions: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., remaining_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ...) -> None: ...
+
+class MatchEnd(_message.Message):
+    __slots__ = ("winner", "winning_seats", "scores")
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    winner: int
+    winning_seats: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("seat_count", "target", "seed", "first_deal")
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    FIRST_DEAL_FIELD_NUMBER: _ClassVar[int]
+    seat_count: int
+    target: int
+    seed: int
+    first_deal: Deal
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVER_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    match_id: str
+    seat_tokens: _containers.RepeatedScalarFieldContainer[str]
+    observer_token: str
+    target: int
+    leader: int
+    leader_choice: LeaderChoice
+    turn: int
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ...) -> None: ...
+
+class DealRoundRequest(_message.Message):
+    __slots__ = ("match_id", "token", "deal")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    deal: Deal
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., deal: _Optional[_Union[Deal, _Mapping]] = ...) -> None: ...
+
+class DealRoundResponse(_message.Message):
+    __slots__ = ("round_index", "leader", "leader_choice")
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    round_index: int
+    leader: int
+    leader_choice: LeaderChoice
+    def __init__(self, round_index: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ...) -> None: ...
+
+class ListLegalMovesRequest(_message.Message):
+    __slots__ = ("match_id", "token", "seat")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    seat: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class ListLegalMovesResponse(_message.Message):
+    __slots__ = ("moves",)
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    moves: _containers.RepeatedCompositeFieldContainer[Move]
+    def __init__(self, moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ...) -> None: ...
+
+class ApplyMoveRequest(_message.Message):
+    __slots__ = ("match_id", "token", "seat", "move", "notation", "expected_move_count")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    seat: int
+    move: Move
+    notation: str
+    expected_move_count: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., notation: _Optional[str] = ..., expected_move_count: _Optional[int] = ...) -> None: ...
+
+class ApplyMoveResponse(_message.Message):
+    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    COUNTED_ENDS_FIELD_NUMBER: _ClassVar[int]
+    ENDS_SUM_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_TILE_FIELD_NUMBER: _ClassVar[int]
+    ROUND_END_FIELD_NUMBER: _ClassVar[int]
+    MATCH_END_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    move: Move
+    move_count: int
+    points: int
+    counted_ends: _containers.RepeatedCompositeFieldContainer[CountedEnd]
+    ends_sum: int
+    drawn_tile: Tile
+    round_end: RoundEnd
+    match_end: MatchEnd
+    turn: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ScoreLayoutRequest(_message.Message):
+    __slots__ = ("placements",)
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    placements: _containers.RepeatedCompositeFieldContainer[Placement]
+    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ...) -> None: ...
+
+class ScoreLayoutResponse(_message.Message):
+    __slots__ = ("counted_ends", "ends_sum", "points", "open_sides")
+    COUNTED_ENDS_FIELD_NUMBER: _ClassVar[int]
+    ENDS_SUM_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SIDES_FIELD_NUMBER: _ClassVar[int]
+    counted_ends: _containers.RepeatedCompositeFieldContainer[CountedEnd]
+    ends_sum: int
+    points: int
+    open_sides: _containers.RepeatedCompositeFieldContainer[OpenSide]
+    def __init__(self, counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., points: _Optional[int] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ...) -> None: ...
+
+class GetScoresRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class GetScoresResponse(_message.Message):
+    __slots__ = ("scores", "target", "over", "winner", "winning_seats")
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    target: int
+    over: bool
+    winner: int
+    winning_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, scores: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ..., over: _Optional[bool] = ..., winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class GetStateRequest(_message.Message):
+    __slots__ = ("match_id", "token")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class GetStateResponse(_message.Message):
+    __slots__ = ("state",)
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    state: MatchState
+    def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
+
+class MatchState(_message.Message):
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_TILES_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_SIZE_FIELD_NUMBER: _ClassVar[int]
+    LAYOUT_TILES_FIELD_NUMBER: _ClassVar[int]
+    OPEN_SIDES_FIELD_NUMBER: _ClassVar[int]
+    COUNTED_ENDS_FIELD_NUMBER: _ClassVar[int]
+    ENDS_SUM_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_DRAWN_TILE_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    match_id: str
+    seat_count: int
+    target: int
+    round_index: int
+    phase: MatchPhase
+    leader: int
+    leader_choice: LeaderChoice
+    turn: int
+    viewer_seat: int
+    viewer_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    boneyard_size: int
+    layout_tiles: _containers.RepeatedCompositeFieldContainer[PlacedTile]
+    open_sides: _containers.RepeatedCompositeFieldContainer[OpenSide]
+    counted_ends: _containers.RepeatedCompositeFieldContainer[CountedEnd]
+    ends_sum: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    pending_drawn_tile: Tile
+    move_count: int
+    hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    winner: int
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id", "token", "from_sequence")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    FROM_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    from_sequence: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., from_sequence: _Optional[int] = ...) -> None: ...
+
+class WatchMatchResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: MatchEvent
+    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
+
+class MatchEvent(_message.Message):
+    __slots__ = ("sequence", "match_created", "round_dealt", "action_applied", "round_ended", "match_ended")
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    MATCH_CREATED_FIELD_NUMBER: _ClassVar[int]
+    ROUND_DEALT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    ROUND_ENDED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    sequence: int
+    match_created: MatchCreated
+    round_dealt: RoundDealt
+    action_applied: ActionApplied
+    round_ended: RoundEnded
+    match_ended: MatchEnded
+    def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
+
+class MatchCreated(_message.Message):
+    __slots__ = ("name", "seat_count", "target")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    seat_count: int
+    target: int
+    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ...) -> None: ...
+
+class RoundDealt(_message.Message):
+    __slots__ = ("round_index", "leader", "leader_choice", "hands", "hand_sizes", "boneyard_size", "boneyard_tiles")
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_SIZE_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
+    round_index: int
+    leader: int
+    leader_choice: LeaderChoice
+    hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    boneyard_size: int
+    boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    def __init__(self, round_index: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ...) -> None: ...
+
+class ActionApplied(_message.Message):
+    __slots__ = ("round_index", "action_index", "move_count", "seat", "move", "points", "ends_sum", "drawn_tile")
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    ENDS_SUM_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_TILE_FIELD_NUMBER: _ClassVar[int]
+    round_index: int
+    action_index: int
+    move_count: int
+    seat: int
+    move: Move
+    points: int
+    ends_sum: int
+    drawn_tile: Tile
+    def __init__(self, round_index: _Optional[int] = ..., action_index: _Optional[int] = ..., move_count: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., points: _Optional[int] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ...) -> None: ...
+
+class RoundEnded(_message.Message):
+    __slots__ = ("round_end",)
+    ROUND_END_FIELD_NUMBER: _ClassVar[int]
+    round_end: RoundEnd
+    def __init__(self, round_end: _Optional[_Union[RoundEnd, _Mapping]] = ...) -> None: ...
+
+class MatchEnded(_message.Message):
+    __slots__ = ("match_end",)
+    MATCH_END_FIELD_NUMBER: _ClassVar[int]
+    match_end: MatchEnd
+    def __init__(self, match_end: _Optional[_Union[MatchEnd, _Mapping]] = ...) -> None: ...
+
+class QueryRequest(_message.Message):
+    __slots__ = ("sql", "parameters")
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    sql: str
+    parameters: _containers.RepeatedCompositeFieldContainer[QueryParameter]
+    def __init__(self, sql: _Optional[str] = ..., parameters: _Optional[_Iterable[_Union[QueryParameter, _Mapping]]] = ...) -> None: ...
+
+class QueryParameter(_message.Message):
+    __slots__ = ("string_value", "int64_value", "double_value", "bool_value", "null_value")
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    INT64_VALUE_FIELD_NUMBER: _ClassVar[int]
+    DOUBLE_VALUE_FIELD_NUMBER: _ClassVar[int]
+    BOOL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    NULL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    string_value: str
+    int64_value: int
+    double_value: float
+    bool_value: bool
+    null_value: _struct_pb2.NullValue
+    def __init__(self, string_value: _Optional[str] = ..., int64_value: _Optional[int] = ..., double_value: _Optional[float] = ..., bool_value: _Optional[bool] = ..., null_value: _Optional[_Union[_struct_pb2.NullValue, str]] = ...) -> None: ...
+
+class QueryResponse(_message.Message):
+    __slots__ = ("arrow_ipc",)
+    ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    arrow_ipc: bytes
+    def __init__(self, arrow_ipc: _Optional[bytes] = ...) -> None: ...
