@@ -1,0 +1,1 @@
+"""The `sniff` command line: thin click commands over the library."""

@@ -1,0 +1,96 @@
+"""`sniff record` and `sniff play`: matches between bots, as records or move by move."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from analysis.simulate import bot_records
+from service.engine import Match, Phase, make_bot
+from service.engine.bots import BOTS
+
+BOTS_NAMES = tuple(BOTS)
+
+_bots_option = click.option(
+    "--bots",
+    default="random",
+    show_default=True,
+    help=f"Comma-separated bots, one per seat or one for all ({', '.join(BOTS_NAMES)}).",
+)
+_seats_option = click.option(
+    "--seats", type=click.IntRange(2, 4), default=2, show_default=True, help="2, 3 or 4 players."
+)
+
+
+def _bot_list(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in BOTS_NAMES:
+            raise click.BadParameter(f"no bot named {name!r} (one of {', '.join(BOTS_NAMES)})")
+    if not names:
+        raise click.BadParameter("name at least one bot")
+    return names
+
+
+@click.command()
+@_seats_option
+@click.option("--matches", "count", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first match.")
+@click.option("--target", type=click.IntRange(min=1), default=None, help="Default: RULES.md §1.")
+@_bots_option
+@click.option(
+    "-o", "--output", type=click.File("w", encoding="utf-8"), default="-", help="Default: stdout."
+)
+def record(
+    seats: int, count: int, seed: int, target: int | None, bots: str, output: click.utils.LazyFile
+) -> None:
+    """Play matches between bots and write them as RECORD.md JSON Lines with full claims.
+
+    Example: sniff record --seats 4 --matches 100 --bots greedy,random -o matches.jsonl
+    """
+    names = _bot_list(bots)
+    for rec in bot_records(seats, count, seed, names, target):
+        output.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+@click.command()
+@_seats_option
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--target", type=click.IntRange(min=1), default=None, help="Default: RULES.md §1.")
+@_bots_option
+def play(seats: int, seed: int, target: int | None, bots: str) -> None:
+    """Play one match between bots in this process and print it move by move.
+
+    Example: sniff play --seats 3 --bots greedy --seed 7
+    """
+    names = _bot_list(bots)
+    players = [make_bot(names[i % len(names)], seed * 10 + i) for i in range(seats)]
+    match = Match(seats, seed=seed, target=target)
+    while True:
+        click.echo(
+            f"round {match.round_index}: seat {match.leader} leads "
+            f"({match.history[-1].leader_choice.value})"
+        )
+        while match.phase is Phase.PLAYING:
+            seat = match.turn
+            result = match.apply(players[seat].choose(match))
+            line = f"  seat {seat}: {result.move}"
+            if result.drawn is not None:
+                line += f" ({result.drawn})"
+            if result.ends_sum is not None:
+                line += f"  ends {result.ends_sum}"
+            if result.points:
+                line += f"  +{result.points}"
+            click.echo(line)
+            if result.round_end is not None:
+                end = result.round_end
+                who = f"seat {end.finisher} dominoes" if end.finisher is not None else "blocked"
+                click.echo(
+                    f"  {who}; pips {list(end.pips)}, deductions {list(end.deductions)}, "
+                    f"scores {list(end.scores)}"
+                )
+        if match.phase is Phase.OVER:
+            break
+        match.deal()
+    click.echo(f"seat {match.winner} wins; scores {list(match.seat_scores())}")

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the project and run every check and test: what CI runs (.ci/run) and the README's test command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+if [ -f clients/node/package.json ]; then
+  (cd clients/node && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+echo "== mypy (strict on the engine)"
+.venv/bin/mypy
+echo "== generated protobuf code is fresh"
+.venv/bin/python scripts/gen_proto.py --check
+echo "== pytest"
+set +e
+.venv/bin/python -m pytest "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no test: failing" >&2
+  exit 1
+fi
+exit "$status"
