@@ -62,7 +62,8 @@ def test_not_json_line_is_malformed_and_the_rest_still_audited() -> None:
             "reason": results[0]["problems"][0]["reason"],
         }
     ]
-    assert results[1]["ok"] and results[2]["ok"]
+    assert results[1]["ok"]
+    assert results[2]["ok"]
 
 
 def test_record_without_id_is_named_by_its_line() -> None:
@@ -118,7 +119,7 @@ def test_placement_on_a_side_that_is_not_open() -> None:
     actions = record["rounds"][0]["actions"]
     k = next(i for i, a in enumerate(actions) if "@" in a)
     tile, _, _ = actions[k].partition("@")
-    actions[k] = f"{tile}@6-6:branch_b" if not tile == "6-6" else f"{tile}@5-5:branch_b"
+    actions[k] = f"{tile}@6-6:branch_b" if tile != "6-6" else f"{tile}@5-5:branch_b"
     problem = only_problem(record)
     assert (problem["round"], problem["action"], problem["kind"]) == (0, k, "no_open_side")
 
@@ -335,6 +336,7 @@ def test_audit_reads_standard_input() -> None:
 def test_won_match_record_has_no_end_claim_in_its_last_round() -> None:
     record = make_record()
     last = record["rounds"][-1]["claims"]
-    assert "end" not in last and "deductions" not in last
+    assert "end" not in last
+    assert "deductions" not in last
     match = bot_match(2, 1, ["greedy", "random"])
     assert match.phase is Phase.OVER
