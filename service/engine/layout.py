@@ -89,10 +89,15 @@ class OpenSide:
 
 @dataclass(frozen=True, slots=True)
 class CountedEnd:
-    """One contribution to the counted ends; `side` is None for a double counted whole."""
+    """One contribution to the counted ends.
+
+    A double that counts both halves (2·d: a later double with one line side
+    covered, or the Sniff before both line sides hold tiles) is one
+    contribution, named by its first open line side.
+    """
 
     tile: Tile
-    side: Side | None
+    side: Side
     value: int
 
 
@@ -289,5 +294,6 @@ class Layout:
                     if not cov & bit:
                         out.append(CountedEnd(tile, side, LOW[t]))
             elif t == self.sniff or not cov & _LINE_B_BIT:
-                out.append(CountedEnd(tile, None, 2 * LOW[t]))
+                first_open = Side.LINE_B if cov & _LINE_A_BIT else Side.LINE_A
+                out.append(CountedEnd(tile, first_open, 2 * LOW[t]))
         return tuple(out)

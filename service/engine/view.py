@@ -41,6 +41,8 @@ class SeatView:
     drawn: Tile | None
     """The placeable tile the viewer just drew and must place, if any."""
     winner: Seat | None
+    sniff: Tile | None
+    """The round's Sniff (first double placed), once there is one."""
     hands: tuple[tuple[Tile, ...], ...] | None = None
     """Every hand: only in the observer's view."""
     boneyard: tuple[Tile, ...] | None = None
@@ -74,6 +76,7 @@ def view(match: Match, seat: Seat | None) -> SeatView:
         move_count=match.move_count,
         drawn=TILES[match.drawn] if own_draw else None,
         winner=match.winner,
+        sniff=TILES[layout.sniff] if layout.sniff >= 0 else None,
         hands=tuple(tuple(tiles_of(h)) for h in match.hands) if observer else None,
         boneyard=tuple(match.boneyard[match.bone_pos :]) if observer else None,
     )

@@ -1,0 +1,283 @@
+"""Conversions between protobuf messages and engine values: the only module that knows both."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from service.engine import (
+    CountedEnd,
+    Deal,
+    LeaderChoice,
+    Move,
+    MoveKind,
+    MoveNotationError,
+    OpenSide,
+    Phase,
+    RoundEnd,
+    RoundEndKind,
+    SeatView,
+    Side,
+    Tile,
+    TileNotationError,
+)
+from service.hub import OBSERVER, ApplyOutcome, Logged
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+
+_PHASES = {
+    Phase.AWAITING_DEAL: pb.MATCH_PHASE_AWAITING_DEAL,
+    Phase.PLAYING: pb.MATCH_PHASE_PLAYING,
+    Phase.OVER: pb.MATCH_PHASE_OVER,
+}
+_CHOICES = {
+    LeaderChoice.LOT: pb.LEADER_CHOICE_LOT,
+    LeaderChoice.FINISHER: pb.LEADER_CHOICE_FINISHER,
+    LeaderChoice.EXPLICIT: pb.LEADER_CHOICE_EXPLICIT,
+    "lot": pb.LEADER_CHOICE_LOT,
+    "finisher": pb.LEADER_CHOICE_FINISHER,
+    "explicit": pb.LEADER_CHOICE_EXPLICIT,
+}
+_END_KINDS = {
+    RoundEndKind.DOMINO: pb.ROUND_END_KIND_DOMINO,
+    RoundEndKind.BLOCKED: pb.ROUND_END_KIND_BLOCKED,
+    "domino": pb.ROUND_END_KIND_DOMINO,
+    "blocked": pb.ROUND_END_KIND_BLOCKED,
+}
+
+
+def name_of(match_id: str) -> str:
+    return f"matches/{match_id}"
+
+
+# -- engine -> proto ------------------------------------------------------------
+
+
+def tile_pb(tile: int) -> pb.Tile:
+    t = Tile(tile)
+    return pb.Tile(low=t.low, high=t.high)
+
+
+def tiles_pb(tiles: Iterable[int]) -> list[pb.Tile]:
+    return [tile_pb(t) for t in tiles]
+
+
+def side_pb(side: Side) -> int:
+    return int(side) + 1
+
+
+def move_pb(move: Move) -> pb.Move:
+    if move.kind is MoveKind.PLACE:
+        assert move.tile is not None
+        assert move.board_tile is not None
+        assert move.side is not None
+        place = pb.Move.Place(
+            tile=tile_pb(move.tile), board_tile=tile_pb(move.board_tile), side=side_pb(move.side)
+        )
+        return pb.Move(place=place, notation=str(move))
+    if move.kind is MoveKind.LEAD:
+        assert move.tile is not None
+        return pb.Move(lead=pb.Move.Lead(tile=tile_pb(move.tile)), notation=str(move))
+    if move.kind is MoveKind.DRAW:
+        return pb.Move(draw=pb.Move.Draw(), notation="draw")
+    return pb.Move(**{"pass": pb.Move.Pass()}, notation="pass")
+
+
+def counted_ends_pb(ends: Iterable[CountedEnd]) -> list[pb.CountedEnd]:
+    return [pb.CountedEnd(tile=tile_pb(c.tile), side=side_pb(c.side), value=c.value) for c in ends]
+
+
+def open_sides_pb(sides: Iterable[OpenSide]) -> list[pb.OpenSide]:
+    return [pb.OpenSide(tile=tile_pb(o.tile), side=side_pb(o.side), value=o.value) for o in sides]
+
+
+def hands_pb(hands: Iterable[Iterable[int]]) -> list[pb.Hand]:
+    return [pb.Hand(tiles=tiles_pb(h)) for h in hands]
+
+
+def round_end_pb(
+    end: RoundEnd, round_index: int, hands: Sequence[Sequence[int]] | None
+) -> pb.RoundEnd:
+    msg = pb.RoundEnd(
+        round_index=round_index,
+        kind=_END_KINDS[end.kind],
+        pips=list(end.pips),
+        deductions=list(end.deductions),
+        scores=list(end.scores),
+        remaining_hands=hands_pb(hands or ()),
+    )
+    if end.finisher is not None:
+        msg.finisher = end.finisher
+    return msg
+
+
+def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
+    result = outcome.result
+    msg = pb.ApplyMoveResponse(
+        seat=result.seat,
+        move=move_pb(result.move),
+        move_count=outcome.move_count,
+        points=result.points,
+        counted_ends=counted_ends_pb(outcome.counted_ends),
+        ends_sum=outcome.ends_sum,
+        scores=list(outcome.scores),
+    )
+    if result.drawn is not None:
+        msg.drawn_tile.CopyFrom(tile_pb(result.drawn))
+    if result.round_end is not None:
+        msg.round_end.CopyFrom(
+            round_end_pb(result.round_end, outcome.round_index, outcome.remaining_hands)
+        )
+    if result.winner is not None:
+        msg.match_end.CopyFrom(
+            pb.MatchEnd(
+                winner=result.winner,
+                winning_seats=list(outcome.winning_seats),
+                scores=list(outcome.scores),
+            )
+        )
+    if outcome.turn is not None:
+        msg.turn = outcome.turn
+    return msg
+
+
+def state_pb(match_id: str, v: SeatView, choice: LeaderChoice | None) -> pb.MatchState:
+    msg = pb.MatchState(
+        name=name_of(match_id),
+        match_id=match_id,
+        seat_count=v.seats,
+        target=v.target,
+        round_index=max(v.round_index, 0),
+        phase=_PHASES[v.phase],
+        leader=v.leader or 0,
+        leader_choice=_CHOICES[choice] if choice is not None else pb.LEADER_CHOICE_UNSPECIFIED,
+        viewer_tiles=tiles_pb(v.hand),
+        hand_sizes=list(v.hand_sizes),
+        boneyard_size=v.boneyard_size,
+        layout_tiles=[
+            pb.PlacedTile(
+                tile=tile_pb(m.tile or 0),
+                board_tile=tile_pb(m.board_tile) if m.board_tile is not None else None,
+                side=side_pb(m.side) if m.side is not None else pb.SIDE_UNSPECIFIED,
+                sniff=m.tile == v.sniff,
+            )
+            for m in v.placements
+        ],
+        open_sides=open_sides_pb(v.open_sides),
+        counted_ends=counted_ends_pb(v.counted_ends),
+        ends_sum=v.ends_sum,
+        scores=list(v.scores),
+        move_count=v.move_count,
+        hands=hands_pb(v.hands or ()),
+        boneyard_tiles=tiles_pb(v.boneyard or ()),
+    )
+    if v.turn is not None:
+        msg.turn = v.turn
+    if v.viewer is not None:
+        msg.viewer_seat = v.viewer
+    if v.drawn is not None:
+        msg.pending_drawn_tile.CopyFrom(tile_pb(v.drawn))
+    if v.winner is not None:
+        msg.winner = v.winner
+    return msg
+
+
+def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
+    """One logged event as `role` may see it: hidden tiles are left out."""
+    e = logged.event
+    d: dict[str, Any] = dict(e.detail or {})
+    msg = pb.MatchEvent(sequence=e.seq)
+    if e.kind == "match_created":
+        msg.match_created.CopyFrom(
+            pb.MatchCreated(name=name_of(match_id), seat_count=d["seats"], target=d["target"])
+        )
+    elif e.kind == "round_dealt":
+        hands = [[Tile.parse(t) for t in h] for h in d["hands"]]
+        visible = [h if role in (OBSERVER, seat) else [] for seat, h in enumerate(hands)]
+        msg.round_dealt.CopyFrom(
+            pb.RoundDealt(
+                round_index=e.round or 0,
+                leader=d["leader"],
+                leader_choice=_CHOICES[d["leader_choice"]],
+                hands=hands_pb(visible),
+                hand_sizes=[len(h) for h in hands],
+                boneyard_size=len(d["boneyard"]),
+                boneyard_tiles=tiles_pb(Tile.parse(t) for t in d["boneyard"])
+                if role == OBSERVER
+                else [],
+            )
+        )
+    elif e.kind == "action":
+        assert e.move is not None
+        applied = pb.ActionApplied(
+            round_index=e.round or 0,
+            action_index=e.action_index or 0,
+            move_count=logged.move_count,
+            seat=e.seat or 0,
+            move=move_pb(Move.parse(e.move)),
+            points=e.points or 0,
+            ends_sum=e.ends_sum or 0,
+        )
+        if e.drawn is not None and role in (OBSERVER, e.seat):
+            applied.drawn_tile.CopyFrom(tile_pb(Tile.parse(e.drawn)))
+        msg.action_applied.CopyFrom(applied)
+    elif e.kind == "round_ended":
+        end = pb.RoundEnd(
+            round_index=e.round or 0,
+            kind=_END_KINDS[d["end"]],
+            pips=d["pips"],
+            deductions=d["deductions"],
+            scores=d["scores"],
+            remaining_hands=hands_pb([Tile.parse(t) for t in h] for h in d.get("hands", [])),
+        )
+        if d.get("finisher") is not None:
+            end.finisher = d["finisher"]
+        msg.round_ended.CopyFrom(pb.RoundEnded(round_end=end))
+    else:
+        seats = len(d["scores"])
+        winner = d["winner"]
+        winning = [s for s in range(seats) if (s % 2 == winner % 2 if seats == 4 else s == winner)]
+        msg.match_ended.CopyFrom(
+            pb.MatchEnded(
+                match_end=pb.MatchEnd(winner=winner, winning_seats=winning, scores=d["scores"])
+            )
+        )
+    return msg
+
+
+# -- proto -> engine ------------------------------------------------------------
+
+
+def tile_from_pb(msg: pb.Tile, what: str = "tile") -> Tile:
+    if not (0 <= msg.low <= msg.high <= 6):
+        raise TileNotationError(
+            f"{what} {msg.low}-{msg.high} is not a tile (need 0 <= low <= high <= 6)"
+        )
+    return Tile.of(msg.low, msg.high)
+
+
+def move_from_pb(msg: pb.Move) -> Move:
+    kind = msg.WhichOneof("kind")
+    if kind == "lead":
+        return Move.lead(tile_from_pb(msg.lead.tile))
+    if kind == "place":
+        side = msg.place.side
+        if not pb.SIDE_LOW <= side <= pb.SIDE_BRANCH_B:
+            raise MoveNotationError("a placement must name its side (SIDE_LOW ... SIDE_BRANCH_B)")
+        return Move.place(
+            tile_from_pb(msg.place.tile),
+            tile_from_pb(msg.place.board_tile, "board tile"),
+            Side(side - 1),
+        )
+    if kind == "draw":
+        return Move.draw()
+    if kind == "pass":
+        return Move.pass_()
+    raise MoveNotationError("the move sets none of lead, place, draw or pass")
+
+
+def deal_from_pb(msg: pb.Deal) -> Deal:
+    return Deal(
+        tuple(tuple(tile_from_pb(t) for t in h.tiles) for h in msg.hands),
+        tuple(tile_from_pb(t) for t in msg.boneyard_tiles),
+        msg.leader,
+    )

@@ -1,0 +1,32 @@
+"""Errors of the service layer that are not rules errors.
+
+Rules errors are the engine's own (`service.engine.errors`); these add what
+only a shared, multi-client service can get wrong. `status.py` maps both to
+gRPC status codes; nothing below the servicer knows about gRPC.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of the service layer's refusals."""
+
+
+class MatchNotFound(ServiceError):
+    """No match has this id."""
+
+
+class MissingToken(ServiceError):
+    """The call carries no token, or one that belongs to no seat of this match."""
+
+
+class Forbidden(ServiceError):
+    """A valid token that does not grant this operation (another seat's, or the observer moving)."""
+
+
+class StaleMoveCount(ServiceError):
+    """`expected_move_count` is not the match's move count, and the call is not a retry."""
+
+
+class RecoveryError(ServiceError):
+    """The event log holds a match that does not replay through the engine."""

@@ -1,0 +1,390 @@
+"""Live matches: tokens, exactly-once moves, durable events, and watchers.
+
+The hub is the service without gRPC: it owns every live match, checks who
+may do what, applies moves through the engine, and acknowledges nothing
+before its events are durable in the event log. Each match has its own lock,
+so matches proceed in parallel and their events meet in the log's group
+commit; within a match, one action is applied at a time, in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from service.engine import (
+    ActionResult,
+    CountedEnd,
+    Deal,
+    LeaderChoice,
+    Match,
+    Move,
+    Phase,
+    SeatView,
+    Tile,
+    view,
+)
+from service.engine.rules import RULES_VERSION
+from service.engine.tiles import NAMES
+from service.errors import Forbidden, MatchNotFound, MissingToken, RecoveryError, StaleMoveCount
+from service.storage.events import LogEvent
+from service.storage.log import EventLog
+
+OBSERVER = -1
+"""The role of the observer token (seats are 0..3)."""
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyOutcome:
+    """Everything an ApplyMove reply says; kept so that a retry gets the very same reply."""
+
+    result: ActionResult
+    round_index: int
+    action_index: int
+    move_count: int
+    counted_ends: tuple[CountedEnd, ...]
+    ends_sum: int
+    turn: int | None
+    scores: tuple[int, ...]
+    winning_seats: tuple[int, ...]
+    remaining_hands: tuple[tuple[Tile, ...], ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """One event of a match as kept in memory for watchers: the log row and the move count."""
+
+    event: LogEvent
+    move_count: int
+
+
+@dataclass(slots=True)
+class LiveMatch:
+    match_id: str
+    match: Match
+    token_digests: tuple[str, ...]
+    """sha256 of each seat token, then of the observer token (tokens themselves are not kept)."""
+    lock: threading.Condition = field(default_factory=threading.Condition)
+    events: list[Logged] = field(default_factory=list)
+    outcomes: list[tuple[int, str, ApplyOutcome]] = field(default_factory=list)
+    """Per applied action, by move number: (seat, notation, outcome)."""
+
+    def role(self, token: str) -> int:
+        """The seat a token belongs to, or OBSERVER; raise `MissingToken` for any other."""
+        if not token:
+            raise MissingToken("this call needs a seat token or the observer token")
+        digest = _digest(token)
+        found = None
+        for i, known in enumerate(self.token_digests):
+            if hmac.compare_digest(digest, known):
+                found = i
+        if found is None:
+            raise MissingToken("the token is not valid for this match")
+        return OBSERVER if found == len(self.token_digests) - 1 else found
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    match_id: str
+    seat_tokens: tuple[str, ...]
+    observer_token: str
+    match: Match
+
+
+class Hub:
+    """Every live match of one service process, backed by one event log."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self._matches: dict[str, LiveMatch] = {}
+        self._registry_lock = threading.Lock()
+
+    # -- lookup ------------------------------------------------------------
+
+    def get(self, match_id: str) -> LiveMatch:
+        live = self._matches.get(match_id)
+        if live is None:
+            raise MatchNotFound(f"no match {match_id!r}")
+        return live
+
+    def authorize(self, match_id: str, token: str) -> tuple[LiveMatch, int]:
+        live = self.get(match_id)
+        return live, live.role(token)
+
+    # -- creating and dealing ---------------------------------------------
+
+    def create(
+        self,
+        seats: int,
+        *,
+        target: int | None = None,
+        seed: int | None = None,
+        deal: Deal | None = None,
+    ) -> Created:
+        """A new match with its first round dealt, durable before it is returned."""
+        if seed is None:
+            seed = secrets.randbits(63)
+        match = Match(seats, seed=seed, target=target, auto_deal=False)
+        match.deal(deal)
+        match_id = secrets.token_hex(8)
+        seat_tokens = tuple(secrets.token_urlsafe(24) for _ in range(seats))
+        observer = secrets.token_urlsafe(24)
+        digests = tuple(_digest(t) for t in (*seat_tokens, observer))
+        live = LiveMatch(match_id, match, digests)
+        created = LogEvent.match_created(
+            match_id,
+            seats=seats,
+            target=match.target,
+            seed=seed,
+            rules_version=RULES_VERSION,
+            token_sha256=list(digests),
+        )
+        events = [created, self._deal_event(live, 1, deal is not None)]
+        self.log.append(events)
+        live.events.extend(Logged(e, 0) for e in events)
+        with self._registry_lock:
+            self._matches[match_id] = live
+        return Created(match_id, seat_tokens, observer, match)
+
+    def _deal_event(self, live: LiveMatch, seq: int, explicit: bool) -> LogEvent:
+        log = live.match.history[-1]
+        event = LogEvent.round_dealt(
+            live.match_id,
+            seq,
+            round=live.match.round_index,
+            hands=[[NAMES[t] for t in h] for h in log.deal.hands],
+            boneyard=[NAMES[t] for t in log.deal.boneyard],
+            leader=log.deal.leader,
+            leader_choice=log.leader_choice.value,  # type: ignore[arg-type]
+        )
+        assert event.detail is not None
+        return replace(
+            event, detail={**event.detail, "dealt_by": "request" if explicit else "seed"}
+        )
+
+    def deal(self, match_id: str, token: str, deal: Deal | None) -> tuple[int, int, LeaderChoice]:
+        """Start the next round; an explicit deal needs the observer token."""
+        live, role = self.authorize(match_id, token)
+        if deal is not None and role != OBSERVER:
+            raise Forbidden("only the observer token may give an explicit deal")
+        with live.lock:
+            match = live.match
+            match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
+            event = self._deal_event(live, len(live.events), deal is not None)
+            try:
+                self.log.append([event])
+            except BaseException:
+                self._rebuild(live)
+                raise
+            live.events.append(Logged(event, match.move_count))
+            live.lock.notify_all()
+            log = match.history[-1]
+            return match.round_index, log.deal.leader, log.leader_choice
+
+    # -- moves -------------------------------------------------------------
+
+    def legal_moves(self, match_id: str, token: str, seat: int) -> list[Move]:
+        live, role = self.authorize(match_id, token)
+        if role not in (seat, OBSERVER):
+            raise Forbidden(f"this token may not see seat {seat}'s moves")
+        with live.lock:
+            match = live.match
+            if not 0 <= seat < match.seats:
+                raise Forbidden(f"seat {seat} is not a seat of this match")
+            if match.phase is not Phase.PLAYING or match.turn != seat:
+                return []
+            return match.legal_moves()
+
+    def apply(
+        self, match_id: str, token: str, seat: int, move: Move, expected_move_count: int
+    ) -> ApplyOutcome:
+        """Apply one action exactly once; durable before it returns."""
+        live, role = self.authorize(match_id, token)
+        if role != seat:
+            who = "the observer" if role == OBSERVER else f"seat {role}'s token"
+            raise Forbidden(f"{who} may not move for seat {seat}")
+        notation = str(move)
+        with live.lock:
+            match = live.match
+            if expected_move_count != match.move_count:
+                if expected_move_count < match.move_count:
+                    done_seat, done_move, outcome = live.outcomes[expected_move_count]
+                    if done_seat == seat and done_move == notation:
+                        return outcome
+                raise StaleMoveCount(
+                    f"the match has applied {match.move_count} actions, not "
+                    f"{expected_move_count}: read the state and decide again"
+                )
+            match.check(move, seat)
+            outcome = self._apply_locked(live, move)
+            events = self._action_events(live, outcome)
+            try:
+                self.log.append(events)
+            except BaseException:
+                self._rebuild(live)
+                raise
+            live.events.extend(Logged(e, outcome.move_count) for e in events)
+            live.lock.notify_all()
+            return outcome
+
+    def _apply_locked(self, live: LiveMatch, move: Move) -> ApplyOutcome:
+        match = live.match
+        round_index = match.round_index
+        action_index = len(match.history[-1].actions)
+        result = match.apply(move)
+        layout = match.layout
+        hands = None
+        if result.round_end is not None or result.winner is not None:
+            hands = tuple(tuple(match.hand(s)) for s in range(match.seats))
+        winners: tuple[int, ...] = ()
+        if result.winner is not None:
+            team = match.teams[result.winner]
+            winners = tuple(s for s in range(match.seats) if match.teams[s] == team)
+        outcome = ApplyOutcome(
+            result=result,
+            round_index=round_index,
+            action_index=action_index,
+            move_count=match.move_count,
+            counted_ends=layout.counted_ends(),
+            ends_sum=layout.ends,
+            turn=match.turn if match.phase is Phase.PLAYING else None,
+            scores=match.seat_scores(),
+            winning_seats=winners,
+            remaining_hands=hands,
+        )
+        live.outcomes.append((result.seat, str(move), outcome))
+        return outcome
+
+    def _action_events(self, live: LiveMatch, outcome: ApplyOutcome) -> list[LogEvent]:
+        result = outcome.result
+        seq = len(live.events)
+        events = [
+            LogEvent.action(
+                live.match_id,
+                seq,
+                round=outcome.round_index,
+                action_index=outcome.action_index,
+                seat=result.seat,
+                move=str(result.move),
+                drawn=None if result.drawn is None else str(result.drawn),
+                points=result.points,
+                ends_sum=result.ends_sum,
+            )
+        ]
+        end = result.round_end
+        if end is not None:
+            event = LogEvent.round_ended(
+                live.match_id,
+                seq + 1,
+                round=outcome.round_index,
+                end=end.kind.value,  # type: ignore[arg-type]
+                finisher=end.finisher,
+                pips=end.pips,
+                deductions=end.deductions,
+                scores=end.scores,
+            )
+            assert event.detail is not None
+            assert outcome.remaining_hands is not None
+            hands = [[str(t) for t in h] for h in outcome.remaining_hands]
+            events.append(replace(event, detail={**event.detail, "hands": hands}))
+        if result.winner is not None:
+            events.append(
+                LogEvent.match_ended(
+                    live.match_id, seq + len(events), winner=result.winner, scores=outcome.scores
+                )
+            )
+        return events
+
+    # -- reading -----------------------------------------------------------
+
+    def state(self, match_id: str, token: str) -> tuple[SeatView, LeaderChoice | None]:
+        live, role = self.authorize(match_id, token)
+        with live.lock:
+            match = live.match
+            choice = match.history[-1].leader_choice if match.history else None
+            return view(match, None if role == OBSERVER else role), choice
+
+    def watch(
+        self,
+        match_id: str,
+        token: str,
+        from_sequence: int,
+        active: Callable[[], bool],
+        poll: float = 0.5,
+    ) -> Iterator[tuple[int, Logged]]:
+        """Yield (role, event) from `from_sequence` on, waiting for new ones until the end."""
+        live, role = self.authorize(match_id, token)
+        next_seq = from_sequence
+        while active():
+            with live.lock:
+                while len(live.events) <= next_seq and live.match.phase is not Phase.OVER:
+                    if not live.lock.wait(poll) and not active():
+                        return
+                batch = live.events[next_seq:]
+                over = live.match.phase is Phase.OVER
+            for item in batch:
+                yield role, item
+            next_seq += len(batch)
+            if over and next_seq >= len(live.events):
+                return
+
+    def match_ids(self) -> list[str]:
+        return list(self._matches)
+
+    # -- recovery ----------------------------------------------------------
+
+    def recover(self) -> int:
+        """Rebuild every match in the log (finished or not); return how many."""
+        count = 0
+        for match_id in self.log.match_ids(unfinished_only=False):
+            events = self.log.events_for(match_id)
+            live = LiveMatch(match_id, Match(2, auto_deal=False), ())
+            live.events = [Logged(e, 0) for e in events]
+            self._rebuild(live)
+            self._matches[match_id] = live
+            count += 1
+        return count
+
+    def _rebuild(self, live: LiveMatch) -> None:
+        """Replace a match's state by a replay of its durable events (after a restart or a
+        failed write), so memory never holds an action the log does not."""
+        events = [item.event for item in live.events]
+        if not events or events[0].kind != "match_created":
+            raise RecoveryError(f"match {live.match_id}: the log does not start with its creation")
+        d: dict[str, Any] = dict(events[0].detail or {})
+        match = Match(d["seats"], seed=d["seed"], target=d["target"], auto_deal=False)
+        live.match = match
+        live.token_digests = tuple(d["token_sha256"])
+        live.outcomes = []
+        rebuilt: list[Logged] = []
+        for event in events:
+            if event.kind == "round_dealt":
+                detail = event.detail or {}
+                logged = Deal.of(
+                    [[Tile.parse(t) for t in h] for h in detail["hands"]],
+                    [Tile.parse(t) for t in detail["boneyard"]],
+                    detail["leader"],
+                )
+                dealt = match.deal(logged if detail.get("dealt_by") == "request" else None)
+                if dealt != logged:
+                    raise RecoveryError(
+                        f"match {live.match_id}: round {event.round} re-deals differently"
+                    )
+            elif event.kind == "action":
+                assert event.move is not None
+                outcome = self._apply_locked(live, Move.parse(event.move))
+                if outcome.result.points != event.points:
+                    raise RecoveryError(
+                        f"match {live.match_id}: event {event.seq} scores differently"
+                    )
+            rebuilt.append(Logged(event, match.move_count))
+        live.events = rebuilt
