@@ -6,6 +6,7 @@ import click
 
 from analysis.cli.audit_cmd import audit
 from analysis.cli.record_cmd import play, record
+from analysis.cli.service_cmd import demo, query, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,3 +18,6 @@ def cli() -> None:
 cli.add_command(audit)
 cli.add_command(record)
 cli.add_command(play)
+cli.add_command(serve)
+cli.add_command(demo)
+cli.add_command(query)
