@@ -17,6 +17,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB
 from service.hub import Hub
 from service.rpc.gen.sniff.v1 import sniff_pb2, sniff_pb2_grpc
 from service.servicer import SniffServicer
@@ -24,8 +25,6 @@ from service.storage.log import EventLog
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ADDRESS = "127.0.0.1:50051"
-DEFAULT_DB = "sniff.duckdb"
 SERVICE_NAME = sniff_pb2.DESCRIPTOR.services_by_name["SniffService"].full_name
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from service.server import DEFAULT_DB
+from service.defaults import DEFAULT_DB
 
 db_option = click.option(
     "--db",
