@@ -1,0 +1,5 @@
+"""`python -m analysis.cli` is `sniff`."""
+
+from analysis.cli.main import cli
+
+cli()

@@ -1,0 +1,170 @@
+"""The CLI beside a running service: `sniff serve`, `sniff query` while it holds the log, demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from analysis.remote import connect, play_remote_match
+
+SNIFF = [sys.executable, "-m", "analysis.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_serving(address: str, deadline: float = 30.0) -> None:
+    channel = grpc.insecure_channel(address)
+    stub = health_pb2_grpc.HealthStub(channel)
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        try:
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                return
+        except grpc.RpcError:
+            time.sleep(0.1)
+    raise AssertionError(f"no service on {address}")
+
+
+def sniff(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*SNIFF, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+class Served(NamedTuple):
+    proc: subprocess.Popen[str]
+    address: str
+    db: Path
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    port = free_port()
+    db = tmp_path / "log.duckdb"
+    proc = subprocess.Popen(
+        [*SNIFF, "serve", "--port", str(port), "--db", str(db)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    address = f"127.0.0.1:{port}"
+    try:
+        wait_serving(address)
+        yield Served(proc, address, db)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_query_goes_through_the_service_while_it_holds_the_log(
+    served: Served, tmp_path: Path
+) -> None:
+    _, address, db = served
+    played = play_remote_match(connect(address), 2, ["greedy"], seed=3)
+    result = sniff(
+        "query",
+        "SELECT count(*) AS n FROM events WHERE match_id = ? AND kind = 'action'",
+        "-p",
+        played.match_id,
+        "--format",
+        "jsonl",
+        "--db",
+        str(db),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"n": played.moves}
+    # The file is held: a direct read-only open by another process is impossible,
+    # which is why the query had to go through the service.
+    assert (tmp_path / "log.duckdb.owner.json").exists()
+
+
+def test_sigterm_drains_flushes_and_exits_0_then_the_file_is_readable(
+    served, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    proc, address, db = served
+    played = play_remote_match(connect(address), 3, ["random"], seed=4)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    assert not (tmp_path / "log.duckdb.owner.json").exists()
+    result = sniff(
+        "query",
+        "SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY kind",
+        "--format",
+        "jsonl",
+        "--db",
+        str(db),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    counts = {row["kind"]: row["n"] for row in map(json.loads, result.stdout.splitlines())}
+    assert counts["action"] == played.moves
+    assert counts["match_created"] == 1
+    assert counts["match_ended"] == 1
+
+
+def test_query_refuses_writes_with_a_one_line_error(served: Served, tmp_path: Path) -> None:
+    _, _, db = served
+    result = sniff("query", "DELETE FROM events", "--db", str(db), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_query_without_a_log_is_a_clear_error(tmp_path: Path) -> None:
+    result = sniff("query", "SELECT 1", "--db", str(tmp_path / "none.duckdb"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "no event log" in result.stderr
+
+
+def test_demo_plays_matches_over_grpc_into_the_log(tmp_path: Path) -> None:
+    db = tmp_path / "demo.duckdb"
+    result = sniff("demo", "--matches", "3", "--db", str(db), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert sum(" wins, scores " in line for line in lines) == 3
+    assert "event log now holds 3 matches" in lines[-1]
+    again = sniff(
+        "query",
+        "SELECT count(DISTINCT match_id) AS n FROM events",
+        "--format",
+        "csv",
+        "--db",
+        str(db),
+        cwd=tmp_path,
+    )
+    assert again.stdout.splitlines() == ["n", "3"]
+
+
+def test_serve_refuses_a_log_held_by_another_service(served: Served, tmp_path: Path) -> None:
+    _, _, db = served
+    result = subprocess.run(
+        [*SNIFF, "serve", "--port", str(free_port()), "--db", str(db)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ},
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: ")
