@@ -1,0 +1,303 @@
+"""Engine benchmark: random-bot matches per second and the cost of one action.
+
+For 2, 3 and 4 seats this prints, as the median (min..max) of several runs:
+
+* complete random-bot matches per second (to the default target), on one
+  core (this process is single-threaded);
+* average rounds and actions per match;
+* microseconds per action all in (bot choice, checks, apply, deals);
+* the median microseconds of one `legal_moves()` and of one `apply()` call,
+  timed on states sampled from real matches: each sampled state's call is
+  repeated in a tight loop timed with `perf_counter_ns`, minus the cost of
+  the same empty loop, and the median is taken over the sampled states.
+
+`--profile` runs cProfile over 2-seat matches and prints the top functions
+by own time. Every run plays the same seeded matches, so the spread between
+runs is the machine's noise, not the workload's.
+
+    .venv/bin/python scripts/bench_engine.py            # full run (~1 min)
+    .venv/bin/python scripts/bench_engine.py --quick    # smoke run (seconds)
+    .venv/bin/python scripts/bench_engine.py --profile  # where the time goes
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import pstats
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from service.engine import Match, Move, Phase, RandomBot, play_match
+
+SEAT_COUNTS = (2, 3, 4)
+TARGET_MATCHES_PER_S_2 = 300.0
+TARGET_US_PER_ACTION = 10.0
+
+
+@dataclass
+class RunFigures:
+    matches_per_s: float
+    matches_per_cpu_s: float
+    rounds: float
+    actions: float
+    us_per_action: float
+    us_per_action_cpu: float
+    legal_us: float
+    apply_us: float
+    legal_mean_us: float
+    apply_mean_us: float
+
+
+def bots_for(seats: int, seed: int) -> list[RandomBot]:
+    return [RandomBot(seed * 10 + s) for s in range(seats)]
+
+
+def play(seats: int, count: int, first_seed: int = 0) -> tuple[float, float, int, int]:
+    """Play `count` seeded matches; return (wall seconds, CPU seconds, rounds, actions)."""
+    rounds = actions = 0
+    cpu = time.process_time()
+    start = time.perf_counter()
+    for i in range(count):
+        seed = first_seed + i
+        match = play_match(Match(seats, seed=seed), bots_for(seats, seed))
+        rounds += len(match.history)
+        actions += match.move_count
+    return time.perf_counter() - start, time.process_time() - cpu, rounds, actions
+
+
+def sample_states(
+    seats: int, matches: int, per_match: int, seed: int = 10_000
+) -> list[tuple[Match, Move]]:
+    """(state before, move chosen there) pairs drawn uniformly from real random-bot matches."""
+    rng = random.Random(seed)
+    samples: list[tuple[Match, Move]] = []
+    for i in range(matches):
+        match = Match(seats, seed=seed + i)
+        bots = bots_for(seats, seed + i)
+        states: list[tuple[Match, Move]] = []
+        while match.phase is not Phase.OVER:
+            if match.phase is Phase.AWAITING_DEAL:
+                match.deal()
+                continue
+            move = bots[match.turn].choose(match)
+            states.append((match.copy(keep_history=False), move))
+            match.apply(move)
+        samples.extend(rng.sample(states, min(per_match, len(states))))
+    return samples
+
+
+def _loop_overhead_ns(items: Sequence[object], repeat: int = 7) -> int:
+    """The least time of an empty loop over `items` (what a timed loop costs by itself)."""
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter_ns()
+        for _m in items:
+            pass
+        dt = time.perf_counter_ns() - t0
+        best = dt if best is None else min(best, dt)
+    assert best is not None
+    return best
+
+
+def time_legal_moves(samples: Sequence[tuple[Match, Move]], reps: int) -> list[float]:
+    """Microseconds per `legal_moves()` call, one figure per sampled state."""
+    out = []
+    idle = _loop_overhead_ns(range(reps))
+    for match, _ in samples:
+        call: Callable[[], object] = match.legal_moves
+        best = None
+        for _ in range(3):  # least of three: the noise only ever adds time
+            t0 = time.perf_counter_ns()
+            for _i in range(reps):
+                call()
+            dt = time.perf_counter_ns() - t0
+            best = dt if best is None else min(best, dt)
+        assert best is not None
+        out.append(max(best - idle, 0) / reps / 1e3)
+    return out
+
+
+def time_apply(samples: Sequence[tuple[Match, Move]], reps: int) -> list[float]:
+    """Microseconds per `apply(move)` call, one figure per sampled state.
+
+    `apply` changes its match, so each timed call gets its own fresh copy,
+    made before the clock starts.
+    """
+    out = []
+    for match, move in samples:
+        best = None
+        for _ in range(3):
+            copies = [match.copy(keep_history=False) for _ in range(reps)]
+            idle = _loop_overhead_ns(copies, repeat=3)
+            t0 = time.perf_counter_ns()
+            for m in copies:
+                m.apply(move)
+            dt = time.perf_counter_ns() - t0 - idle
+            best = dt if best is None else min(best, dt)
+        assert best is not None
+        out.append(max(best, 0) / reps / 1e3)
+    return out
+
+
+def one_run(
+    seats: int,
+    matches: int,
+    samples: Sequence[tuple[Match, Move]],
+    reps: int,
+    apply_reps: int,
+) -> RunFigures:
+    gc.collect()
+    seconds, cpu, rounds, actions = play(seats, matches)
+    gc.disable()  # as timeit does: a collection inside a tight loop is not the call's cost
+    try:
+        legal = time_legal_moves(samples, reps)
+        applied = time_apply(samples, apply_reps)
+    finally:
+        gc.enable()
+    return RunFigures(
+        matches_per_s=matches / seconds,
+        matches_per_cpu_s=matches / cpu,
+        rounds=rounds / matches,
+        actions=actions / matches,
+        us_per_action=seconds / actions * 1e6,
+        us_per_action_cpu=cpu / actions * 1e6,
+        legal_us=statistics.median(legal),
+        apply_us=statistics.median(applied),
+        legal_mean_us=statistics.fmean(legal),
+        apply_mean_us=statistics.fmean(applied),
+    )
+
+
+def summary(values: Sequence[float], digits: int = 2) -> str:
+    med = statistics.median(values)
+    return f"{med:.{digits}f} ({min(values):.{digits}f}..{max(values):.{digits}f})"
+
+
+def bench(
+    matches: int, runs: int, sample_matches: int, per_match: int, reps: int, apply_reps: int
+) -> int:
+    print(
+        f"engine benchmark: {runs} runs x {matches} random-bot matches per seat count, "
+        f"one thread; micro-timings on {sample_matches}x{per_match} sampled states, "
+        f"{reps} legal_moves() / {apply_reps} apply() calls each"
+    )
+    print(
+        f"python {sys.version.split()[0]}; figures are median (min..max) over runs; "
+        "'cpu' figures use this process's CPU time, so time spent descheduled on a busy "
+        "machine does not count\n"
+    )
+    header = (
+        f"{'seats':>5}  {'matches/s wall':>22}  {'matches/s cpu':>22}  {'rounds':>6}  "
+        f"{'actions':>7}  {'us/action all in wall':>21}  {'us/action all in cpu':>20}"
+    )
+    print(header)
+    print("-" * len(header))
+    results: dict[int, list[RunFigures]] = {}
+    for seats in SEAT_COUNTS:
+        samples = sample_states(seats, sample_matches, per_match)
+        play(seats, max(1, matches // 10), first_seed=1_000_000)  # warm up
+        figs = [one_run(seats, matches, samples, reps, apply_reps) for _ in range(runs)]
+        results[seats] = figs
+        print(
+            f"{seats:>5}  {summary([f.matches_per_s for f in figs], 1):>22}  "
+            f"{summary([f.matches_per_cpu_s for f in figs], 1):>22}  "
+            f"{figs[0].rounds:>6.1f}  {figs[0].actions:>7.1f}  "
+            f"{summary([f.us_per_action for f in figs]):>21}  "
+            f"{summary([f.us_per_action_cpu for f in figs]):>20}",
+            flush=True,
+        )
+    print()
+    header = (
+        f"{'seats':>5}  {'legal_moves() us median':>24}  {'legal_moves() us mean':>22}  "
+        f"{'apply() us median':>20}  {'apply() us mean':>20}"
+    )
+    print("one call, on states sampled from real matches (loop overhead subtracted):")
+    print(header)
+    print("-" * len(header))
+    for seats, figs in results.items():
+        print(
+            f"{seats:>5}  {summary([f.legal_us for f in figs]):>24}  "
+            f"{summary([f.legal_mean_us for f in figs]):>22}  "
+            f"{summary([f.apply_us for f in figs]):>20}  "
+            f"{summary([f.apply_mean_us for f in figs]):>20}"
+        )
+    two = statistics.median(f.matches_per_s for f in results[2])
+    two_cpu = statistics.median(f.matches_per_cpu_s for f in results[2])
+    per_action = statistics.median(f.us_per_action for f in results[2])
+    per_action_cpu = statistics.median(f.us_per_action_cpu for f in results[2])
+    print()
+    print(
+        f"target: >= {TARGET_MATCHES_PER_S_2:.0f} matches/s with 2 seats -> {two:.1f} wall, "
+        f"{two_cpu:.1f} cpu ({'met' if two >= TARGET_MATCHES_PER_S_2 else 'NOT met'} on wall "
+        "time)"
+    )
+    print(
+        f"target: ~{TARGET_US_PER_ACTION:.0f} us per action -> {per_action:.2f} us wall, "
+        f"{per_action_cpu:.2f} us cpu with 2 seats "
+        f"({'met' if per_action <= TARGET_US_PER_ACTION else 'NOT met'} on wall time)"
+    )
+    return 0
+
+
+def profile(matches: int, top: int) -> int:
+    play(2, 10, first_seed=1_000_000)  # warm up imports and caches
+    profiler = cProfile.Profile()
+    profiler.enable()
+    seconds, _, rounds, actions = play(2, matches)
+    profiler.disable()
+    print(
+        f"cProfile over {matches} 2-seat random-bot matches: {actions} actions, {rounds} rounds, "
+        f"{seconds:.2f} s under the profiler (it inflates every call; compare shares only)\n"
+    )
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    total = stats.total_tt  # type: ignore[attr-defined]
+    rows = sorted(
+        stats.stats.items(),  # type: ignore[attr-defined]
+        key=lambda kv: kv[1][2],
+        reverse=True,
+    )[:top]
+    print(f"top {top} functions by own time (tottime); total own time {total:.3f} s")
+    print(
+        f"{'share':>6}  {'tottime s':>9}  {'ncalls':>8}  {'us/call':>7}  {'cumtime s':>9}  function"
+    )
+    for (path, line, name), (_cc, nc, tt, ct, _callers) in rows:
+        where = f"{Path(path).name}:{line}" if line else "built-in"
+        print(
+            f"{tt / total:6.1%}  {tt:9.3f}  {nc:>8}  {tt / nc * 1e6:7.2f}  {ct:9.3f}  "
+            f"{name}  [{where}]"
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--matches", type=int, default=200, help="matches per run and seat count")
+    p.add_argument("--runs", type=int, default=5, help="runs per seat count (median reported)")
+    p.add_argument("--sample-matches", type=int, default=20, help="matches to sample states from")
+    p.add_argument("--per-match", type=int, default=25, help="states sampled per match")
+    p.add_argument("--reps", type=int, default=200, help="legal_moves() calls per state")
+    p.add_argument("--apply-reps", type=int, default=50, help="apply() calls per state")
+    p.add_argument("--quick", action="store_true", help="a fast smoke run")
+    p.add_argument("--profile", action="store_true", help="cProfile 2-seat matches instead")
+    p.add_argument("--profile-matches", type=int, default=200)
+    p.add_argument("--top", type=int, default=15, help="functions shown by --profile")
+    args = p.parse_args(argv)
+    if args.profile:
+        return profile(20 if args.quick else args.profile_matches, args.top)
+    if args.quick:
+        return bench(matches=20, runs=2, sample_matches=3, per_match=10, reps=20, apply_reps=10)
+    return bench(
+        args.matches, args.runs, args.sample_matches, args.per_match, args.reps, args.apply_reps
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
