@@ -1,0 +1,53 @@
+"""The durable DuckDB event log of American Sniff matches.
+
+`EventLog` is the gRPC service's read-write owner of the file (group commit,
+gap-free per-match sequences, read-only ad hoc queries); `open_readonly`
+reads a file no process holds; `find_owner` tells a tool which service holds
+it. SQL lives in schema.sql and queries.sql beside this package.
+"""
+
+from __future__ import annotations
+
+from ._base import SCHEMA_VERSION, Params, ReadAccess, read_only_statement
+from .errors import (
+    DuplicateEvent,
+    LogClosed,
+    LogLocked,
+    QueryError,
+    ReadOnlyViolation,
+    SchemaVersionError,
+    SequenceError,
+    SequenceGap,
+    StorageError,
+)
+from .events import KINDS, EventKind, LogEvent
+from .log import EventLog
+from .owner import Owner, find_owner, owner_path, remove_owner, write_owner
+from .reader import LogReader, open_readonly
+
+__all__ = [
+    "KINDS",
+    "SCHEMA_VERSION",
+    "DuplicateEvent",
+    "EventKind",
+    "EventLog",
+    "LogClosed",
+    "LogEvent",
+    "LogLocked",
+    "LogReader",
+    "Owner",
+    "Params",
+    "QueryError",
+    "ReadAccess",
+    "ReadOnlyViolation",
+    "SchemaVersionError",
+    "SequenceError",
+    "SequenceGap",
+    "StorageError",
+    "find_owner",
+    "open_readonly",
+    "owner_path",
+    "read_only_statement",
+    "remove_owner",
+    "write_owner",
+]

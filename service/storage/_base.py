@@ -1,0 +1,426 @@
+"""What the live log and the offline reader share: connecting, the schema
+version check, the read-only query guard and the read methods.
+
+Both `EventLog` (the service's read-write owner) and `LogReader` (a
+read-only open when no process holds the file) answer queries through this
+one class, so a query is refused or allowed by the same rules whether the CLI
+reaches the log through the service's Query RPC or opens the file itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, NamedTuple, Self, TypeAlias
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+from . import _sql
+from .errors import (
+    LogClosed,
+    LogLocked,
+    QueryError,
+    ReadOnlyViolation,
+    SchemaVersionError,
+    StorageError,
+)
+from .events import LogEvent, from_row
+
+SCHEMA_VERSION: Final = 1
+"""The schema version this code writes; schema.sql creates exactly this one."""
+
+Params: TypeAlias = Sequence[Any] | Mapping[str, Any] | None
+"""Values for `?`/`$1` placeholders (a sequence) or `$name` ones (a mapping)."""
+
+# Settings for every connection this package opens. External access off means
+# no query can read or write files, ATTACH another database, or load
+# extensions: a query is a question about the log and nothing else. Locking
+# the configuration keeps a query from turning it back on.
+_CONFIG: Final[dict[str, str | bool]] = {
+    "enable_external_access": False,
+    "lock_configuration": True,
+}
+
+_ALLOWED: Final = frozenset({duckdb.StatementType.SELECT})
+# Table functions that are maintenance, not questions; they would otherwise
+# run inside a read-only transaction (checkpoint() does).
+_REFUSED_FUNCTIONS: Final = frozenset({"checkpoint", "force_checkpoint"})
+_SKIPPED_TOKENS: Final = frozenset({duckdb.token_type.comment})
+_NAME_TOKENS: Final = frozenset({duckdb.token_type.identifier, duckdb.token_type.keyword})
+_ANALYZE: Final = frozenset({"analyze", "analyse"})
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+_FETCH_ROWS: Final = 8192
+
+
+# -- one open per file per process -------------------------------------------
+#
+# DuckDB shares one database instance between connections to the same path in
+# a process. A second EventLog on that path would share the file silently with
+# its own idea of each match's next seq, and a read-only open beside a
+# read-write one fails with an obscure configuration error; refuse both here.
+
+_registry_lock = threading.Lock()
+_writers: set[str] = set()
+_readers: Counter[str] = Counter()
+
+
+def claim(key: str, write: bool) -> None:
+    with _registry_lock:
+        if key in _writers or (write and _readers[key]):
+            raise LogLocked(f"{key} is already open in this process")
+        if write:
+            _writers.add(key)
+        else:
+            _readers[key] += 1
+
+
+def release(key: str, write: bool) -> None:
+    with _registry_lock:
+        if write:
+            _writers.discard(key)
+        else:
+            _readers[key] -= 1
+            if _readers[key] <= 0:
+                del _readers[key]
+
+
+def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the file with this package's settings, naming a lock holder's pid."""
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+    except duckdb.IOException as exc:
+        text = str(exc)
+        match = _LOCK_PID.search(text)
+        if "lock" in text.lower():
+            pid = int(match.group(1)) if match else None
+            holder = f"process {pid}" if pid is not None else "another process"
+            raise LogLocked(f"{path} is held by {holder}", pid) from exc
+        raise StorageError(f"cannot open {path}: {text}") from exc
+    except duckdb.ConnectionException as exc:
+        raise LogLocked(f"{path} is already open in this process: {exc}") from exc
+
+
+def scalar(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> Any:
+    """The first value of named query `name`'s one-row result (None if no row).
+
+    Fetches the whole result: DuckDB 2.0 refuses any further work on a
+    connection whose last result was not read to the end (fetchone() leaves
+    it open), so this package never calls fetchone().
+    """
+    rows = con.execute(_sql.query(name), params).fetchall()
+    return rows[0][0] if rows else None
+
+
+def stored_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The file's schema version; None for a file with no tables at all.
+
+    Raises SchemaVersionError for a database that has tables but no version,
+    which is some other program's file.
+    """
+    if scalar(con, "schema_version_table_exists"):
+        version = scalar(con, "schema_version")
+        if version is not None:
+            return int(version)
+    if scalar(con, "user_table_count"):
+        raise SchemaVersionError("this DuckDB file is not an American Sniff event log")
+    return None
+
+
+def check_version(version: int | None, path: Path) -> None:
+    """Refuse any version but ours, saying what to do about it."""
+    if version == SCHEMA_VERSION:
+        return
+    if version is None:
+        raise SchemaVersionError(f"{path} has no event log schema")
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{path} has event log schema version {version}; this release reads"
+            f" only version {SCHEMA_VERSION}: upgrade american-sniff"
+        )
+    raise SchemaVersionError(
+        f"{path} has event log schema version {version}, older than"
+        f" {SCHEMA_VERSION}, and no migration from it exists"
+    )
+
+
+# -- the read-only guard -------------------------------------------------------
+
+
+class _Token(NamedTuple):
+    start: int  # UTF-8 byte offset into the statement
+    text: str
+    kind: duckdb.token_type
+
+
+def _tokens(raw: bytes) -> list[_Token]:
+    """DuckDB's own tokens of a statement, with their text, comments dropped."""
+    spans = duckdb.tokenize(raw.decode())
+    ends = [start for start, _ in spans[1:]] + [len(raw)]
+    return [
+        _Token(start, raw[start:end].decode(errors="replace").strip(), kind)
+        for (start, kind), end in zip(spans, ends, strict=True)
+        if kind not in _SKIPPED_TOKENS
+    ]
+
+
+def read_only_statement(sql: str) -> duckdb.Statement:
+    """The one read-only statement in `sql`, parsed by DuckDB's own parser.
+
+    Accepted: SELECT (also WITH, FROM-first, VALUES, DESCRIBE, SHOW,
+    SUMMARIZE, which DuckDB parses as SELECT) and EXPLAIN [ANALYZE] of one.
+    Everything else raises ReadOnlyViolation before it runs. This is the
+    first line only: a statement's type cannot show a data-modifying CTE
+    (`WITH x AS (DELETE ... RETURNING *) SELECT ...` parses as SELECT), so
+    the query also runs in a READ ONLY transaction with external access off.
+    """
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(str(exc)) from None
+    if len(statements) != 1:
+        raise ReadOnlyViolation(f"expected exactly one statement, got {len(statements)}")
+    statement = statements[0]
+    raw = statement.query.encode()
+    tokens = _tokens(raw)
+    if any(
+        token.kind in _NAME_TOKENS and token.text.strip('"').lower() in _REFUSED_FUNCTIONS
+        for token in tokens
+    ):
+        raise ReadOnlyViolation("checkpoints are maintenance, not queries")
+    if statement.type == duckdb.StatementType.EXPLAIN:
+        _check_explained(raw, tokens)
+    elif statement.type not in _ALLOWED:
+        raise ReadOnlyViolation(
+            f"{statement.type.name} statements are not allowed: the log answers"
+            " SELECT (WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN) queries only"
+        )
+    return statement
+
+
+def _check_explained(raw: bytes, tokens: list[_Token]) -> None:
+    """EXPLAIN ANALYZE runs its statement, so what it explains must be a read too."""
+    rest = tokens[1:]  # tokens[0] is EXPLAIN
+    if rest and rest[0].text.lower() in _ANALYZE:
+        rest = rest[1:]
+    statements = []
+    if rest:
+        with suppress(duckdb.Error):
+            statements = duckdb.extract_statements(raw[rest[0].start :].decode())
+    if len(statements) != 1 or statements[0].type not in _ALLOWED:
+        raise ReadOnlyViolation("only EXPLAIN [ANALYZE] of a SELECT is allowed")
+
+
+def _query_error(exc: duckdb.Error) -> StorageError:
+    """A DuckDB error from a user query, as the exception the caller should see."""
+    if isinstance(exc, duckdb.PermissionException):
+        return ReadOnlyViolation(f"queries may not reach outside the log: {exc}")
+    text = str(exc)
+    if "read-only" in text and isinstance(
+        exc, duckdb.TransactionException | duckdb.InvalidInputException
+    ):
+        # A write inside our READ ONLY transaction, or on a read-only file.
+        return ReadOnlyViolation(f"queries may not change the log: {text}")
+    if isinstance(exc, duckdb.InterruptException):
+        return QueryError("the query was cancelled (it ran past its time limit)")
+    return QueryError(text)
+
+
+# -- the shared read methods ---------------------------------------------------
+
+
+class ReadAccess:
+    """Read methods over one DuckDB database instance, safe from many threads.
+
+    A DuckDB connection is not thread-safe, so every call takes a fresh cursor
+    (a connection of its own to the same instance). DuckDB's MVCC gives each
+    one a consistent snapshot while the log's writer thread goes on
+    committing.
+    """
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection) -> None:
+        self.path = path
+        self._con: duckdb.DuckDBPyConnection | None = con
+        self._con_lock = threading.Lock()
+
+    # -- cursors --
+
+    @contextmanager
+    def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._con_lock:
+            if self._con is None:
+                raise LogClosed(f"the event log {self.path} is closed")
+            cursor = self._con.cursor()
+        try:
+            yield cursor
+        finally:
+            cursor.close()
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor inside a READ ONLY transaction, rolled back afterwards."""
+        with self._cursor() as cursor:
+            cursor.execute("BEGIN TRANSACTION READ ONLY")
+            try:
+                yield cursor
+            finally:
+                with suppress(duckdb.Error):
+                    cursor.execute("ROLLBACK")
+
+    def _close_connection(self) -> None:
+        with self._con_lock:
+            con, self._con = self._con, None
+        if con is not None:
+            con.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once `close()` has begun; every method then raises LogClosed."""
+        return self._con is None
+
+    # -- ad hoc queries --
+
+    def query(self, sql: str, params: Params = None, *, timeout: float | None = None) -> pa.Table:
+        """Run one read-only statement with bound `params`; the whole result.
+
+        Raises ReadOnlyViolation for anything that could change the log or
+        reach outside it, QueryError for a statement DuckDB rejects or one
+        still running after `timeout` seconds.
+        """
+        statement = read_only_statement(sql)
+        with self._snapshot() as cursor, _deadline(cursor, timeout):
+            try:
+                table = cursor.sql(statement, params=params).to_arrow_table()
+            except duckdb.Error as exc:
+                raise _query_error(exc) from None
+        return table if table is not None else pa.table({})
+
+    def query_batches(
+        self,
+        sql: str,
+        params: Params = None,
+        *,
+        batch_rows: int = 8192,
+        timeout: float | None = None,
+    ) -> Iterator[pa.RecordBatch]:
+        """Like `query`, streamed in record batches (for the Query RPC).
+
+        The statement is checked at once; it runs when iteration starts, and
+        its snapshot and cursor live until the iterator is exhausted or closed.
+        """
+        statement = read_only_statement(sql)
+        return self._stream(statement, params, batch_rows, timeout)
+
+    def _stream(
+        self,
+        statement: duckdb.Statement,
+        params: Params,
+        batch_rows: int,
+        timeout: float | None,
+    ) -> Iterator[pa.RecordBatch]:
+        with self._snapshot() as cursor, _deadline(cursor, timeout):
+            try:
+                reader = cursor.sql(statement, params=params).to_arrow_reader(batch_rows)
+                if reader is None:
+                    return
+                yield from reader
+            except duckdb.Error as exc:
+                raise _query_error(exc) from None
+            except pa.ArrowException as exc:
+                raise QueryError(str(exc)) from None
+
+    # -- the service's own reads --
+
+    def events_for(self, match_id: str) -> list[LogEvent]:
+        """Every committed event of one match in seq order: its replay script."""
+        with self._cursor() as cursor:
+            rows = cursor.execute(_sql.query("events_for"), {"match_id": match_id}).fetchall()
+        return [from_row(row) for row in rows]
+
+    def events_by_match(
+        self, unfinished_only: bool = False
+    ) -> Iterator[tuple[str, list[LogEvent]]]:
+        """(match_id, its events in seq order) for every match, in one ordered scan.
+
+        For rebuilding every match at start-up: `events_for` scans the whole
+        table once per match (DuckDB has no index it would use for it), this
+        scans it once. Matches come in match_id order; the cursor lives until
+        the iterator is exhausted or closed.
+        """
+        with self._cursor() as cursor:
+            cursor.execute(_sql.query("events_by_match"), {"unfinished_only": unfinished_only})
+            match_id: str | None = None
+            events: list[LogEvent] = []
+            while rows := cursor.fetchmany(_FETCH_ROWS):
+                for row in rows:
+                    event = from_row(row)
+                    if event.match_id != match_id:
+                        if match_id is not None:
+                            yield match_id, events
+                        match_id, events = event.match_id, []
+                    events.append(event)
+            if match_id is not None:
+                yield match_id, events
+
+    def match_ids(self, unfinished_only: bool = False) -> list[str]:
+        """Matches in the order they began; unfinished ones have no match_ended yet."""
+        with self._cursor() as cursor:
+            rows = cursor.execute(
+                _sql.query("match_ids"), {"unfinished_only": unfinished_only}
+            ).fetchall()
+        return [str(row[0]) for row in rows]
+
+    def count(self) -> int:
+        """How many events are committed."""
+        with self._cursor() as cursor:
+            return int(scalar(cursor, "count"))
+
+    def schema_version(self) -> int:
+        """The file's schema version (always SCHEMA_VERSION once open)."""
+        with self._cursor() as cursor:
+            version = stored_version(cursor)
+        return version if version is not None else 0
+
+    # -- lifetime --
+
+    def close(self) -> None:
+        """Close the connection; later calls raise LogClosed."""
+        self._close_connection()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@contextmanager
+def _deadline(cursor: duckdb.DuckDBPyConnection, timeout: float | None) -> Iterator[None]:
+    """Interrupt the cursor's query if it runs past `timeout` seconds."""
+    if timeout is None:
+        yield
+        return
+    timer = threading.Timer(timeout, cursor.interrupt)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def realpath_key(path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """The path as given (made absolute) and the key that names its file."""
+    absolute = Path(path).absolute()
+    return absolute, os.path.realpath(absolute)

@@ -1,0 +1,40 @@
+"""SQL text lives in .sql files beside this module; this only loads it.
+
+Keeping DDL and queries out of Python means they can be read, reviewed and
+tried in the DuckDB shell as they are, and Python never builds SQL text: it
+binds values only.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def _text(filename: str) -> str:
+    return resources.files(__package__).joinpath(filename).read_text(encoding="utf-8")
+
+
+@cache
+def schema_script() -> str:
+    """The whole of schema.sql, to run as one script."""
+    return _text("schema.sql")
+
+
+@cache
+def _queries() -> dict[str, str]:
+    text = _text("queries.sql")
+    parts = _NAME.split(text)
+    # parts = [preamble, name1, body1, name2, body2, ...]
+    named = {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+    if len(named) != len(parts[1::2]):
+        raise RuntimeError("queries.sql names a statement twice")
+    return named
+
+
+def query(name: str) -> str:
+    """The named statement of queries.sql (KeyError for an unknown name)."""
+    return _queries()[name]

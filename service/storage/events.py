@@ -1,0 +1,311 @@
+"""The one record type of the event log, and its Arrow and row conversions.
+
+A match is stored as the ordered list of everything that happened to it, so
+the service can rebuild any match after a restart by replaying its events
+and analysis can ask questions of every match in SQL. The typed columns hold
+what analysis filters on (round, seat, move, points); the rest of an event
+lives in `detail`, whose keys the views in `schema.sql` unpack.
+
+`detail` is a plain mapping of JSON values (not JSON text): the service
+builds it from engine values, replay reads it back as a dict, and the log
+alone decides how it is stored. Use lists, not tuples, for the round trip to
+compare equal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, Literal, TypeAlias, get_args
+
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+EventKind = Literal["match_created", "round_dealt", "action", "round_ended", "match_ended"]
+"""What an event records; the `kind` column holds one of these words."""
+
+KINDS: Final[frozenset[str]] = frozenset(get_args(EventKind))
+
+LeaderChoice = Literal["lot", "finisher", "explicit"]
+"""How a round's leader was chosen (RULES.md §2): lot, last round's finisher, or given."""
+
+RoundEnd = Literal["domino", "blocked"]
+"""How a round ended (RECORD.md `claims.end`)."""
+
+
+# The INTEGER columns: checked here so a value the column cannot hold fails
+# its caller, not a group commit.
+_INT_FIELDS: Final = ("seq", "round", "action_index", "seat", "points", "ends_sum")
+_INT32: Final = -(2**31)
+
+
+@dataclass(frozen=True, slots=True)
+class LogEvent:
+    """One row of the `events` table.
+
+    `seq` numbers a match's events 0, 1, 2, ... without gaps (the log refuses
+    anything else), so `events_for` is a complete, ordered replay script.
+    `round` and `action_index` count from 0 like RECORD.md; they are None for
+    match-level events. `logged_at` is filled in by the log (the commit's
+    time) and is left out of equality, so an event read back equals the one
+    appended; give it only to import events with their original times.
+    """
+
+    match_id: str
+    seq: int
+    kind: EventKind
+    round: int | None = None
+    action_index: int | None = None
+    seat: int | None = None
+    move: str | None = None
+    drawn: str | None = None
+    points: int | None = None
+    ends_sum: int | None = None
+    detail: Mapping[str, Any] | None = field(default=None, hash=False)
+    logged_at: datetime | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        # Cheap checks here keep one bad event from reaching the group commit,
+        # where a constraint failure would cost every batch a retry.
+        if not isinstance(self.match_id, str) or not self.match_id:
+            raise ValueError("match_id must be a non-empty string")
+        if self.seq is None or (isinstance(self.seq, int) and self.seq < 0):
+            raise ValueError(f"seq must be >= 0, not {self.seq!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {sorted(KINDS)}, not {self.kind!r}")
+        for name in _INT_FIELDS:
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not _INT32 <= value < -_INT32
+            ):
+                raise ValueError(f"{name} must be a 32-bit int or None, not {value!r}")
+
+    # -- constructors that fix the `detail` keys the views rely on ----------
+
+    @classmethod
+    def match_created(
+        cls,
+        match_id: str,
+        *,
+        seats: int,
+        target: int,
+        seed: int | None,
+        rules_version: str,
+        **extra: Any,
+    ) -> LogEvent:
+        """The first event of every match (seq 0); `extra` keeps further settings."""
+        detail = {
+            "seats": seats,
+            "target": target,
+            "seed": seed,
+            "rules_version": rules_version,
+            **extra,
+        }
+        return cls(match_id, 0, "match_created", detail=detail)
+
+    @classmethod
+    def round_dealt(
+        cls,
+        match_id: str,
+        seq: int,
+        *,
+        round: int,
+        hands: Sequence[Sequence[str]],
+        boneyard: Sequence[str],
+        leader: int,
+        leader_choice: LeaderChoice,
+    ) -> LogEvent:
+        """A deal: every hand, the boneyard in draw order, and who leads and why."""
+        detail = {
+            "hands": [list(hand) for hand in hands],
+            "boneyard": list(boneyard),
+            "leader": leader,
+            "leader_choice": leader_choice,
+        }
+        return cls(match_id, seq, "round_dealt", round=round, seat=leader, detail=detail)
+
+    @classmethod
+    def action(
+        cls,
+        match_id: str,
+        seq: int,
+        *,
+        round: int,
+        action_index: int,
+        seat: int,
+        move: str,
+        drawn: str | None = None,
+        points: int | None = None,
+        ends_sum: int | None = None,
+    ) -> LogEvent:
+        """One action in RECORD.md notation, with what it drew or scored."""
+        return cls(
+            match_id,
+            seq,
+            "action",
+            round=round,
+            action_index=action_index,
+            seat=seat,
+            move=move,
+            drawn=drawn,
+            points=points,
+            ends_sum=ends_sum,
+        )
+
+    @classmethod
+    def round_ended(
+        cls,
+        match_id: str,
+        seq: int,
+        *,
+        round: int,
+        end: RoundEnd,
+        finisher: int | None,
+        pips: Sequence[int],
+        deductions: Sequence[int],
+        scores: Sequence[int],
+    ) -> LogEvent:
+        """A round's end: how, who went out, hand pips, deductions, scores after."""
+        detail = {
+            "end": end,
+            "finisher": finisher,
+            "pips": list(pips),
+            "deductions": list(deductions),
+            "scores": list(scores),
+        }
+        return cls(match_id, seq, "round_ended", round=round, seat=finisher, detail=detail)
+
+    @classmethod
+    def match_ended(
+        cls, match_id: str, seq: int, *, winner: int, scores: Sequence[int]
+    ) -> LogEvent:
+        """The last event of a finished match."""
+        detail = {"winner": winner, "scores": list(scores)}
+        return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
+
+
+# Column order of `events` as the Arrow batches carry it (logged_at last).
+ARROW_SCHEMA: Final = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("seq", pa.int32(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("round", pa.int32()),
+        pa.field("action_index", pa.int32()),
+        pa.field("seat", pa.int32()),
+        pa.field("move", pa.string()),
+        pa.field("drawn", pa.string()),
+        pa.field("points", pa.int32()),
+        pa.field("ends_sum", pa.int32()),
+        pa.field("detail", pa.string()),
+        pa.field("logged_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+
+def _dump_detail(detail: Mapping[str, Any] | None) -> str | None:
+    if detail is None:
+        return None
+    # allow_nan=False: NaN is not JSON and DuckDB's JSON type would refuse it
+    # inside the group commit, failing the batch late instead of here.
+    return json.dumps(detail, separators=(",", ":"), allow_nan=False)
+
+
+EventRow: TypeAlias = tuple[
+    str,  # match_id
+    int,  # seq
+    str,  # kind
+    int | None,  # round
+    int | None,  # action_index
+    int | None,  # seat
+    str | None,  # move
+    str | None,  # drawn
+    int | None,  # points
+    int | None,  # ends_sum
+    str | None,  # detail, as JSON text
+    datetime | None,  # logged_at
+]
+"""One event as the values of an `events` row, in `COLUMNS` order."""
+
+COLUMNS: Final[tuple[str, ...]] = tuple(ARROW_SCHEMA.names)
+
+
+def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
+    """Events as `events` rows, `detail` serialized.
+
+    Raises TypeError or ValueError (from `json.dumps`) for a `detail` that is
+    not JSON, so a bad event fails its own caller before it reaches the
+    shared group commit.
+    """
+    return [
+        (
+            e.match_id,
+            e.seq,
+            e.kind,
+            e.round,
+            e.action_index,
+            e.seat,
+            e.move,
+            e.drawn,
+            e.points,
+            e.ends_sum,
+            _dump_detail(e.detail),
+            e.logged_at,
+        )
+        for e in events
+    ]
+
+
+def rows_to_arrow(rows: Sequence[EventRow]) -> pa.Table:
+    """Rows as one Arrow table, the fast way into DuckDB for large groups."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in COLUMNS]
+    return pa.Table.from_arrays(
+        [pa.array(col, type=f.type) for col, f in zip(columns, ARROW_SCHEMA, strict=True)],
+        schema=ARROW_SCHEMA,
+    )
+
+
+def to_arrow(events: Iterable[LogEvent]) -> pa.Table:
+    """Events as one Arrow table in `ARROW_SCHEMA`."""
+    return rows_to_arrow(to_rows(events))
+
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_row(row: Sequence[Any]) -> LogEvent:
+    """A row selected in `COLUMNS` order, back as a `LogEvent`.
+
+    `logged_at` comes as epoch microseconds (queries.sql selects it so).
+    """
+    (
+        match_id,
+        seq,
+        kind,
+        round_,
+        action_index,
+        seat,
+        move,
+        drawn,
+        points,
+        ends_sum,
+        detail,
+        logged_at,
+    ) = row
+    return LogEvent(
+        match_id=match_id,
+        seq=seq,
+        kind=kind,
+        round=round_,
+        action_index=action_index,
+        seat=seat,
+        move=move,
+        drawn=drawn,
+        points=points,
+        ends_sum=ends_sum,
+        detail=None if detail is None else json.loads(detail),
+        logged_at=None if logged_at is None else _EPOCH + timedelta(microseconds=logged_at),
+    )

@@ -1,0 +1,183 @@
+"""Read-only queries: what is refused, what is allowed, and what a reader sees."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.storage import (
+    EventLog,
+    LogEvent,
+    QueryError,
+    ReadAccess,
+    ReadOnlyViolation,
+    open_readonly,
+)
+
+
+def created(match_id: str) -> LogEvent:
+    return LogEvent.match_created(match_id, seats=2, target=250, seed=1, rules_version="1")
+
+
+def passed(match_id: str, seq: int) -> LogEvent:
+    return LogEvent.action(match_id, seq, round=0, action_index=seq - 1, seat=0, move="pass")
+
+
+def seed(path: Path) -> Path:
+    with EventLog(path) as log:
+        log.append([created("a"), passed("a", 1), passed("a", 2)])
+        log.append([created("b")])
+    return path
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return seed(tmp_path / "events.duckdb")
+
+
+@pytest.fixture(scope="module", params=["live", "offline"])
+def reads(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ReadAccess]:
+    """The same rules hold through the service's log and an offline reader.
+
+    One log per module: every test here only reads, and checks it changed nothing.
+    """
+    path = seed(tmp_path_factory.mktemp(request.param) / "events.duckdb")
+    opened: ReadAccess = EventLog(path) if request.param == "live" else open_readonly(path)
+    with opened:
+        yield opened
+
+
+REFUSED = [
+    "INSERT INTO events (match_id, seq, kind) VALUES ('x', 0, 'match_created')",
+    "DELETE FROM events",
+    "UPDATE events SET seat = 1",
+    "CREATE TABLE t (x INTEGER)",
+    "CREATE VIEW v AS SELECT 1",
+    "DROP VIEW matches",
+    "ALTER TABLE events ADD COLUMN x INTEGER",
+    "ATTACH 'other.duckdb' AS other",
+    "DETACH other",
+    "COPY events TO 'out.csv'",
+    "COPY (SELECT 1) TO 'out.csv'",
+    "EXPORT DATABASE 'dump'",
+    "INSTALL httpfs",
+    "LOAD json",
+    "SET threads = 1",
+    "PRAGMA database_list",
+    "CALL pragma_version()",
+    "CHECKPOINT",
+    "SELECT * FROM checkpoint()",
+    "VACUUM",
+    "BEGIN TRANSACTION",
+    "SELECT 1; SELECT 2",
+    "SELECT 1; DELETE FROM events",
+    "EXPLAIN ANALYZE DELETE FROM events",
+    "EXPLAIN (FORMAT json) DELETE FROM events",
+    # Parses as a SELECT; the READ ONLY transaction stops it.
+    "WITH gone AS (DELETE FROM events RETURNING *) SELECT count(*) FROM gone",
+    # External access is off: no file is read, whatever the statement type.
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM read_text('/etc/hostname')",
+]
+
+
+@pytest.mark.parametrize("sql", REFUSED)
+def test_anything_but_a_read_is_refused(reads: ReadAccess, sql: str) -> None:
+    with pytest.raises(ReadOnlyViolation):
+        reads.query(sql)
+    assert reads.count() == 4
+
+
+def test_the_refusal_happens_before_the_query_runs(reads: ReadAccess) -> None:
+    with pytest.raises(ReadOnlyViolation):
+        reads.query_batches("DELETE FROM events")  # refused at the call, not at iteration
+
+
+def test_a_select_with_bound_parameters_runs(reads: ReadAccess) -> None:
+    by_position = reads.query("SELECT seq FROM events WHERE match_id = ? ORDER BY seq", ["a"])
+    assert by_position.column("seq").to_pylist() == [0, 1, 2]
+    by_name = reads.query(
+        "SELECT count(*) AS n FROM events WHERE match_id = $m AND seq >= $s", {"m": "a", "s": 1}
+    )
+    assert by_name.column("n").to_pylist() == [2]
+    # A value is bound, never pasted into the SQL: quotes are just characters.
+    tricky = reads.query("SELECT count(*) AS n FROM events WHERE match_id = ?", ["a' OR 1=1 --"])
+    assert tricky.column("n").to_pylist() == [0]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "WITH m AS (SELECT * FROM matches) SELECT count(*) FROM m",
+        "FROM actions SELECT move",
+        "DESCRIBE events",
+        "SHOW TABLES",
+        "SUMMARIZE events",
+        "EXPLAIN SELECT * FROM events",
+        "EXPLAIN ANALYZE SELECT count(*) FROM events",
+        "/* a comment first */ SELECT 1;",
+        "SELECT 'checkpoint' AS word",
+    ],
+)
+def test_read_statements_are_allowed(reads: ReadAccess, sql: str) -> None:
+    assert reads.query(sql).num_rows >= 1
+
+
+def test_a_statement_duckdb_cannot_parse_or_bind_is_a_query_error(reads: ReadAccess) -> None:
+    with pytest.raises(QueryError):
+        reads.query("SELEC 1")
+    with pytest.raises(QueryError):
+        reads.query("SELECT nope FROM events")
+
+
+def test_a_query_past_its_time_limit_is_cancelled(reads: ReadAccess) -> None:
+    with pytest.raises(QueryError, match="cancelled"):
+        reads.query("SELECT count(*) FROM range(1000000000000) a", timeout=0.2)
+    assert reads.count() == 4  # the log is still usable
+
+
+def test_a_reader_sees_one_snapshot_while_the_writer_appends(db: Path) -> None:
+    with EventLog(db) as log:
+        before = log.count()
+        batches = log.query_batches("SELECT seq FROM events ORDER BY match_id, seq", batch_rows=1)
+        first = next(batches)  # the snapshot is taken now
+        for seq in range(1, 101):
+            log.append([passed("b", seq)])  # committed while the read goes on
+        rows = first.num_rows + sum(batch.num_rows for batch in batches)
+        assert rows == before
+        assert log.count() == before + 100
+
+
+def test_readers_on_many_threads_see_whole_commits_only(db: Path) -> None:
+    with EventLog(db) as log:
+        stop = threading.Event()
+        seen: list[int] = []
+        errors: list[BaseException] = []
+
+        def read() -> None:
+            try:
+                while not stop.is_set():
+                    table = log.query("SELECT count(*) AS n, max(seq) AS top FROM events")
+                    n = table.column("n")[0].as_py()
+                    seen.append(n)
+            except BaseException as exc:
+                errors.append(exc)
+
+        readers = [threading.Thread(target=read) for _ in range(3)]
+        for thread in readers:
+            thread.start()
+        seq = 1
+        for _ in range(100):
+            log.append([passed("b", seq), passed("b", seq + 1)])  # two at a time
+            seq += 2
+        stop.set()
+        for thread in readers:
+            thread.join()
+        assert errors == []
+        assert all(n % 2 == 0 for n in seen)  # never half of a batch
+        assert seen
