@@ -29,6 +29,7 @@ from service.engine import (
     Tile,
     view,
 )
+from service.engine.errors import TileNotInHand
 from service.engine.rules import RULES_VERSION
 from service.engine.tiles import NAMES
 from service.errors import Forbidden, MatchNotFound, MissingToken, RecoveryError, StaleMoveCount
@@ -224,7 +225,16 @@ class Hub:
                     f"the match has applied {match.move_count} actions, not "
                     f"{expected_move_count}: read the state and decide again"
                 )
-            match.check(move, seat)
+            try:
+                match.check(move, seat)
+            except TileNotInHand:
+                # The engine says where the tile is (another seat's hand, the
+                # boneyard), which an audit may show but a seat must not learn.
+                assert move.tile is not None
+                where = " (it is on the layout)" if match.layout.covered[move.tile] >= 0 else ""
+                raise TileNotInHand(
+                    f"tile {NAMES[move.tile]} is not in seat {seat}'s hand{where}"
+                ) from None
             outcome = self._apply_locked(live, move)
             events = self._action_events(live, outcome)
             try:

@@ -17,8 +17,7 @@ import grpc
 import pyarrow as pa
 
 from service import convert
-from service.engine import Layout, Move, MoveKind, NotationError, points_for
-from service.engine.errors import LeadExpected
+from service.engine import IllegalMove, Layout, Move, MoveKind, NotationError, points_for
 from service.hub import Hub
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
@@ -28,6 +27,20 @@ log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 MAX_QUERY_CHUNK = 1 << 20
+_ILLEGAL = "ERROR_REASON_ILLEGAL_MOVE"
+
+
+class _Refused(Exception):
+    """A refusal decided in a handler itself; the wrappers turn it into its status.
+
+    (Calling `context.abort_with_status` inside a wrapped handler would not
+    work: grpc signals the abort by raising a bare `Exception`, which the
+    wrappers would then report as INTERNAL.)
+    """
+
+    def __init__(self, status: grpc.Status) -> None:
+        super().__init__(status.details)
+        self.status = status
 
 
 def _refusals(handler: F) -> F:
@@ -37,6 +50,8 @@ def _refusals(handler: F) -> F:
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return handler(self, request, context)
+        except _Refused as refused:
+            context.abort_with_status(refused.status)
         except KNOWN_ERRORS as exc:
             context.abort_with_status(to_status(exc))
         except grpc.RpcError:
@@ -53,6 +68,8 @@ def _streaming_refusals(handler: F) -> F:
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             yield from handler(self, request, context)
+        except _Refused as refused:
+            context.abort_with_status(refused.status)
         except KNOWN_ERRORS as exc:
             context.abort_with_status(to_status(exc))
         except grpc.RpcError:
@@ -82,11 +99,11 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         self, request: pb.CreateMatchRequest, context: grpc.ServicerContext
     ) -> pb.CreateMatchResponse:
         if request.seat_count not in (2, 3, 4):
-            context.abort_with_status(
+            raise _Refused(
                 invalid_argument(f"seat_count must be 2, 3 or 4, not {request.seat_count}")
             )
         if request.HasField("target") and request.target == 0:
-            context.abort_with_status(invalid_argument("target must be positive"))
+            raise _Refused(invalid_argument("target must be positive"))
         deal = convert.deal_from_pb(request.first_deal) if request.HasField("first_deal") else None
         created = self.hub.create(
             request.seat_count,
@@ -146,11 +163,19 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
                 move = convert.move_from_pb(placement.move)
             else:
                 raise NotationError(f"placement {i} sets neither `move` nor `notation`")
+            # A placement that cannot be made is a bad argument here (no match
+            # state is involved), so INVALID_ARGUMENT, not FAILED_PRECONDITION.
             if move.kind not in (MoveKind.LEAD, MoveKind.PLACE):
-                raise LeadExpected(f"placement {i}: {move} is not a placement")
+                raise _Refused(
+                    invalid_argument(f"placement {i}: {move} is not a placement", _ILLEGAL)
+                )
             if layout.covered[move.tile or 0] >= 0:
-                raise LeadExpected(f"placement {i}: {move.tile} is already on the layout")
-            layout.check(move)
+                message = f"placement {i}: {move.tile} is already on the layout"
+                raise _Refused(invalid_argument(message, _ILLEGAL))
+            try:
+                layout.check(move)
+            except IllegalMove as exc:
+                raise _Refused(invalid_argument(f"placement {i}: {exc}", _ILLEGAL)) from None
             layout.place(move)
         return pb.ScoreLayoutResponse(
             counted_ends=convert.counted_ends_pb(layout.counted_ends()),

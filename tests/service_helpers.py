@@ -1,0 +1,380 @@
+"""Shared parts of the service tests: real servers, real channels, real DuckDB files.
+
+Nothing here is a mock. `serving()` starts the gRPC server in this process on
+an ephemeral 127.0.0.1 port with its event log in a temporary directory;
+`ServerProcess` runs it in a child process (for SIGKILL and SIGTERM) and waits
+for the health service. Every loop is bounded in count and in time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pyarrow as pa
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+from service.server import Running, create_server
+
+REPO = Path(__file__).resolve().parents[1]
+RPC_TIMEOUT = 15.0
+"""Deadline of every unary call a test makes."""
+MAX_ACTIONS = 4000
+"""No match of the tests needs more actions than this (a 2-seat match to 250 takes ~350)."""
+
+Stub = sniff_pb2_grpc.SniffServiceStub
+TileKey = tuple[int, int]
+
+
+# -- servers -------------------------------------------------------------------------------
+
+
+@dataclass
+class Service:
+    """A server started in this process, with one client channel and stub."""
+
+    running: Running
+    db_path: Path
+    channel: grpc.Channel
+    stub: Stub
+
+    @property
+    def address(self) -> str:
+        return self.running.address
+
+
+@contextlib.contextmanager
+def serving(db_path: Path) -> Iterator[Service]:
+    """`create_server("127.0.0.1:0", db_path)`, a channel to it; stopped and closed after."""
+    running = create_server("127.0.0.1:0", db_path)
+    try:
+        with grpc.insecure_channel(running.address) as channel:
+            yield Service(running, db_path, channel, Stub(channel))
+    finally:
+        running.stop(grace=2.0)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@functools.cache
+def _sniff_serve() -> list[str] | None:
+    """The `sniff serve` command when it exists (with --host/--port/--db), else None."""
+    sniff = Path(sys.executable).parent / "sniff"
+    if not sniff.exists():
+        return None
+    try:
+        done = subprocess.run(
+            [str(sniff), "serve", "--help"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0 or not all(o in done.stdout for o in ("--host", "--port", "--db")):
+        return None
+    return [str(sniff), "serve"]
+
+
+def wait_serving(address: str, deadline: float = 30.0, proc: subprocess.Popen[Any] | None = None):
+    """Wait until the health service says SERVING; fail after `deadline` seconds."""
+    end = time.monotonic() + deadline
+    with grpc.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < end:
+            if proc is not None and proc.poll() is not None:
+                raise AssertionError(f"the server exited early with status {proc.returncode}")
+            try:
+                reply = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.05)
+    raise AssertionError(f"no healthy service on {address} after {deadline} s")
+
+
+@dataclass
+class ServerProcess:
+    """The service in a child process on a free 127.0.0.1 port."""
+
+    db_path: Path
+    log_dir: Path
+    port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+    _files: list[Any] = field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, deadline: float = 30.0) -> ServerProcess:
+        self.port = free_port()
+        command = _sniff_serve()
+        if command is not None:
+            argv = [*command, "--host", "127.0.0.1", "--port", str(self.port)]
+            argv += ["--db", str(self.db_path)]
+        else:
+            code = (
+                "from service.server import serve; import sys; "
+                f"sys.exit(serve('127.0.0.1:{self.port}', {str(self.db_path)!r}))"
+            )
+            argv = [sys.executable, "-c", code]
+        n = len(self._files) // 2
+        out = open(self.log_dir / f"server{n}.out", "wb")  # noqa: SIM115 - closed in close()
+        err = open(self.log_dir / f"server{n}.err", "wb")  # noqa: SIM115
+        self._files += [out, err]
+        self.proc = subprocess.Popen(argv, cwd=REPO, stdout=out, stderr=err)
+        wait_serving(self.address, deadline, self.proc)
+        return self
+
+    def stderr(self) -> str:
+        n = len(self._files) // 2 - 1
+        return (self.log_dir / f"server{n}.err").read_text(errors="replace")
+
+    def close(self) -> None:
+        """Kill the process if it still runs (a failed test must not leave it behind)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        for f in self._files:
+            f.close()
+        self._files.clear()
+
+
+# -- calls and errors ----------------------------------------------------------------------
+
+
+def rpc_error(call: Callable[..., Any], request: Message, **kwargs: Any) -> grpc.RpcError:
+    """Make a call that must fail; return its error (for streams, consume them)."""
+    kwargs.setdefault("timeout", RPC_TIMEOUT)
+    try:
+        result = call(request, **kwargs)
+        if hasattr(result, "__iter__") and not isinstance(result, Message):
+            for _ in result:
+                pass
+    except grpc.RpcError as exc:
+        return exc
+    raise AssertionError(f"{request.DESCRIPTOR.name} should have failed")
+
+
+def error_info(exc: grpc.RpcError) -> error_details_pb2.ErrorInfo:
+    """The google.rpc.ErrorInfo detail of a failed call (asserting there is exactly one)."""
+    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    assert status is not None, "the error carries no google.rpc.Status"
+    infos = []
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            infos.append(info)
+    assert len(infos) == 1, f"expected one ErrorInfo, got {status.details}"
+    return infos[0]
+
+
+def assert_refused(
+    exc: grpc.RpcError, code: grpc.StatusCode, reason: str | None = None, *words: str
+) -> None:
+    """The error has `code`, an ErrorInfo of domain sniff.v1 (with `reason`), and `words`."""
+    assert exc.code() == code, (exc.code(), exc.details())
+    info = error_info(exc)
+    assert info.domain == "sniff.v1"
+    if reason is not None:
+        assert info.reason == reason, (info.reason, exc.details())
+    message = exc.details() or ""
+    for word in words:
+        assert re.search(word, message, re.IGNORECASE), (word, message)
+
+
+def query(stub: Stub, sql: str, *params: str | int) -> pa.Table:
+    """Run a Query RPC and decode the concatenated Arrow IPC chunks."""
+    parameters = [
+        pb.QueryParameter(string_value=p)
+        if isinstance(p, str)
+        else pb.QueryParameter(int64_value=p)
+        for p in params
+    ]
+    chunks = list(stub.Query(pb.QueryRequest(sql=sql, parameters=parameters), timeout=RPC_TIMEOUT))
+    assert chunks, "a query streams at least one chunk (the schema)"
+    return pa.ipc.open_stream(b"".join(c.arrow_ipc for c in chunks)).read_all()
+
+
+def event_count(stub: Stub, match_id: str, kind: str | None = None) -> int:
+    if kind is None:
+        table = query(stub, "SELECT count(*) AS n FROM events WHERE match_id = ?", match_id)
+    else:
+        sql = "SELECT count(*) AS n FROM events WHERE match_id = ? AND kind = ?"
+        table = query(stub, sql, match_id, kind)
+    return int(table.column("n")[0].as_py())
+
+
+def total_events(stub: Stub) -> int:
+    table = query(stub, "SELECT count(*) AS n FROM events")
+    return int(table.column("n")[0].as_py())
+
+
+def state(stub: Stub, match_id: str, token: str) -> pb.MatchState:
+    return stub.GetState(
+        pb.GetStateRequest(match_id=match_id, token=token), timeout=RPC_TIMEOUT
+    ).state
+
+
+# -- tiles and moves -----------------------------------------------------------------------
+
+
+def tile_key(t: pb.Tile) -> TileKey:
+    return (t.low, t.high)
+
+
+def keys(tiles: Any) -> set[TileKey]:
+    return {tile_key(t) for t in tiles}
+
+
+def tiles_in(msg: Message) -> Iterator[TileKey]:
+    """Every Tile message anywhere inside `msg`, found by walking its set fields."""
+    if msg.DESCRIPTOR is pb.Tile.DESCRIPTOR:
+        yield tile_key(msg)  # type: ignore[arg-type]
+        return
+    for fd, value in msg.ListFields():
+        if fd.message_type is None:
+            continue
+        if fd.message_type.GetOptions().map_entry:
+            items = value.values()
+            if fd.message_type.fields_by_name["value"].message_type is None:
+                continue
+        elif fd.is_repeated:
+            items = value
+        else:
+            items = [value]
+        for item in items:
+            yield from tiles_in(item)
+
+
+def parse_tile(text: str) -> pb.Tile:
+    a, b = (int(x) for x in text.split("-"))
+    return pb.Tile(low=min(a, b), high=max(a, b))
+
+
+SIDES = {
+    "low": pb.SIDE_LOW,
+    "high": pb.SIDE_HIGH,
+    "line_a": pb.SIDE_LINE_A,
+    "line_b": pb.SIDE_LINE_B,
+    "branch_a": pb.SIDE_BRANCH_A,
+    "branch_b": pb.SIDE_BRANCH_B,
+}
+
+
+def move_msg(notation: str) -> pb.Move:
+    """A structured move from RECORD.md notation (test-side parser, independent of the engine)."""
+    if notation == "draw":
+        return pb.Move(draw=pb.Move.Draw())
+    if notation == "pass":
+        return pb.Move(**{"pass": pb.Move.Pass()})
+    if "@" not in notation:
+        return pb.Move(lead=pb.Move.Lead(tile=parse_tile(notation)))
+    tile, place = notation.split("@")
+    board, side = place.split(":")
+    return pb.Move(
+        place=pb.Move.Place(tile=parse_tile(tile), board_tile=parse_tile(board), side=SIDES[side])
+    )
+
+
+# -- matches -------------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    """What a client saw while playing a match: every acknowledged reply, in order."""
+
+    created: pb.CreateMatchResponse
+    replies: list[pb.ApplyMoveResponse] = field(default_factory=list)
+
+    @property
+    def match_id(self) -> str:
+        return self.created.match_id
+
+
+def create(stub: Stub, seats: int, seed: int, target: int | None = None) -> pb.CreateMatchResponse:
+    request = pb.CreateMatchRequest(seat_count=seats, seed=seed)
+    if target is not None:
+        request.target = target
+    return stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+
+
+def play_step(
+    stub: Stub, created: pb.CreateMatchResponse, rng: random.Random
+) -> pb.ApplyMoveResponse | None:
+    """Deal if needed and make one random legal action; None once the match is over."""
+    match_id = created.match_id
+    for _ in range(2):
+        st = state(stub, match_id, created.observer_token)
+        if st.phase == pb.MATCH_PHASE_OVER:
+            return None
+        if st.phase == pb.MATCH_PHASE_AWAITING_DEAL:
+            stub.DealRound(
+                pb.DealRoundRequest(match_id=match_id, token=created.observer_token),
+                timeout=RPC_TIMEOUT,
+            )
+            continue
+        seat = st.turn
+        token = created.seat_tokens[seat]
+        moves = stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(match_id=match_id, token=token, seat=seat),
+            timeout=RPC_TIMEOUT,
+        ).moves
+        assert moves, "the seat to move always has a legal action"
+        move = rng.choice(list(moves))
+        request = pb.ApplyMoveRequest(
+            match_id=match_id, token=token, seat=seat, expected_move_count=st.move_count
+        )
+        if rng.random() < 0.5:
+            request.notation = move.notation
+        else:
+            request.move.CopyFrom(move)
+        reply = stub.ApplyMove(request, timeout=RPC_TIMEOUT)
+        assert reply.move_count == st.move_count + 1
+        assert reply.move.notation == move.notation
+        return reply
+    raise AssertionError("a deal did not start a round")
+
+
+def play_to_end(
+    stub: Stub,
+    created: pb.CreateMatchResponse,
+    rng: random.Random,
+    *,
+    played: Played | None = None,
+    max_actions: int = MAX_ACTIONS,
+    deadline: float = 60.0,
+) -> Played:
+    """Play random legal actions through the RPCs until the match is over (bounded)."""
+    played = played or Played(created)
+    end = time.monotonic() + deadline
+    for _ in range(max_actions):
+        assert time.monotonic() < end, "the match did not end in time"
+        reply = play_step(stub, created, rng)
+        if reply is None:
+            return played
+        played.replies.append(reply)
+    raise AssertionError(f"the match did not end within {max_actions} actions")
