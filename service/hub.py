@@ -355,8 +355,7 @@ class Hub:
     def recover(self) -> int:
         """Rebuild every match in the log (finished or not); return how many."""
         count = 0
-        for match_id in self.log.match_ids(unfinished_only=False):
-            events = self.log.events_for(match_id)
+        for match_id, events in self.log.events_by_match():
             live = LiveMatch(match_id, Match(2, auto_deal=False), ())
             live.events = [Logged(e, 0) for e in events]
             self._rebuild(live)

@@ -97,34 +97,10 @@ def test_halves_outside_zero_to_six_make_no_tile(a: int, b: int) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param(
-            "[1|4",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine bug: Tile.parse accepts an unbalanced '[' (regex '\\[?')",
-            ),
-        ),
-        pytest.param(
-            "1|4]",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine bug: Tile.parse accepts an unbalanced ']' (regex '\\]?')",
-            ),
-        ),
-        pytest.param(
-            "\u0661-\u0664",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine bug: Tile.parse reads non-ASCII digits ('\\d' is Unicode)",
-            ),
-        ),
-        pytest.param(
-            "\uff11-\uff14",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine bug: Tile.parse reads fullwidth digits ('\\d' is Unicode)",
-            ),
-        ),
+        "[1|4",
+        "1|4]",
+        "\u0661-\u0664",
+        "\uff11-\uff14",
     ],
 )
 def test_near_miss_tile_texts_outside_the_four_accepted_forms_are_refused(text: str) -> None:
@@ -264,11 +240,6 @@ def test_a_placement_off_the_set_is_refused() -> None:
         Move.place(0, -1, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: Move.lead does not check its tile: lead(28) raises IndexError, "
-    "lead(-1) silently returns the lead of 6-6 (Move.place checks the same range)",
-)
 @pytest.mark.parametrize("tile", [28, -1])
 def test_a_lead_off_the_set_is_refused(tile: int) -> None:
     with pytest.raises(MoveNotationError):

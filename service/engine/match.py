@@ -67,6 +67,8 @@ class Deal:
 
     @staticmethod
     def of(hands: Sequence[Sequence[int]], boneyard: Sequence[int], leader: int) -> Deal:
+        if any(not 0 <= t < SET_SIZE for t in (*boneyard, *(t for h in hands for t in h))):
+            raise BadDeal("a deal names a tile number outside 0..27")
         return Deal(
             tuple(tuple(TILES[t] for t in h) for h in hands),
             tuple(TILES[t] for t in boneyard),

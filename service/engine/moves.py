@@ -61,6 +61,8 @@ class Move:
 
     @staticmethod
     def lead(tile: int) -> Move:
+        if not 0 <= tile < SET_SIZE:
+            raise MoveNotationError(f"no tile number {tile} in a double-six set")
         return _LEADS[tile]
 
     @staticmethod

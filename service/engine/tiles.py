@@ -61,13 +61,18 @@ class Tile(int):
         """Read `a-b`, `b-a`, `[a|b]` or `a|b` (RECORD.md)."""
         if not isinstance(text, str):
             raise TileNotationError(f"a tile is written as text like '1-4', not {text!r}")
-        m = _TILE_RE.fullmatch(text.strip())
+        stripped = text.strip()
+        m = _TILE_RE.fullmatch(stripped)
+        if m is not None:
+            return cls.of(int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))
+        m = _BARE_BAR_RE.fullmatch(stripped)
         if m is None:
             raise TileNotationError(f"{text!r} is not a tile (write it like '1-4')")
-        return cls.of(int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))
+        return cls.of(int(m.group(1)), int(m.group(2)))
 
 
-_TILE_RE = re.compile(r"(\d)\s*-\s*(\d)|\[?\s*(\d)\s*\|\s*(\d)\s*\]?")
+_TILE_RE = re.compile(r"([0-9])\s*-\s*([0-9])|\[\s*([0-9])\s*\|\s*([0-9])\s*\]")
+_BARE_BAR_RE = re.compile(r"([0-9])\s*\|\s*([0-9])")
 
 _pairs = [(a, b) for a in range(7) for b in range(a, 7)]
 _INDEX: Final[list[list[int]]] = [[-1] * 7 for _ in range(7)]
