@@ -225,6 +225,10 @@ class Measured:
     def server_us_per_call(self) -> float:
         return self.server_cpu / max(1, self.calls + self.other_calls) * 1e6
 
+    @property
+    def client_us_per_call(self) -> float:
+        return self.client_cpu / max(1, self.calls + self.other_calls) * 1e6
+
 
 def run_phase(
     name: str,
@@ -639,7 +643,8 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
                 labels.append(label)
     print(
         f"\n{'server':<14} {'rpc':<12} {'clients':>7}  {'calls/s':>22}  {'p50 us':>22}  "
-        f"{'p99 us':>22}  {'server cpu us/call':>20}  {'events/commit':>16}"
+        f"{'p99 us':>22}  {'server cpu us/call':>20}  {'client cpu us/call':>20}  "
+        f"{'events/commit':>16}"
     )
     for label in labels:
         for kind in ("empty", "apply"):
@@ -652,6 +657,7 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
                     f"{n:>7}  {med(v):>22}  {med(vals(label, kind, n, lambda p: p.p50)):>22}  "
                     f"{med(vals(label, kind, n, lambda p: p.p99)):>22}  "
                     f"{med(vals(label, kind, n, lambda p: p.server_us_per_call)):>20}  "
+                    f"{med(vals(label, kind, n, lambda p: p.client_us_per_call)):>20}  "
                     f"{med(vals(label, kind, n, lambda p: p.events_per_commit)):>16}"
                 )
 
@@ -701,7 +707,7 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
         )
         if "log on tmpfs" in labels:
             print(
-                f"  {'+ event log on tmpfs (Arrow, writer thread, DuckDB insert)':<58} "
+                f"  {'+ event log on tmpfs (writer thread, DuckDB transaction)':<58} "
                 f"{column(lambda r: excess(r, 'log on tmpfs') - excess(r, 'no log')):>16}"
             )
             print(
