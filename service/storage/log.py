@@ -1,12 +1,14 @@
-"""The service's durable event log: one DuckDB file, one writer thread.
+"""The service's durable event log: one DuckDB file, its journal, one writer thread.
 
-Why a writer thread: every DuckDB commit fsyncs the write-ahead log, and a
-commit of one row costs about as much as a commit of thousands. Game threads
-hand their events to `append`, which queues them and blocks; the writer takes
-everything queued, checks it, inserts it as one Arrow table in one statement
-(one transaction, one fsync), and only then wakes every waiter (group commit).
-A returned `append` therefore means the events survive a crash of the
-process: they are in the fsynced WAL, which DuckDB replays on the next open.
+Why a writer thread: a DuckDB commit costs about a millisecond of CPU
+however few rows it holds. Game threads hand their events to `append`,
+which queues them and blocks; the writer takes everything queued, checks
+it, appends it to the journal (`journal.py`) with one fdatasync, and only
+then wakes every waiter (group commit). A returned `append` therefore means
+the events survive a crash: they are in the synced journal. The writer
+loads the journal's backlog into DuckDB in large batches (every
+`LOAD_SECONDS`, or `LOAD_ROWS` rows, or before any read of this log), so
+every read through this log sees every acknowledged event.
 
 Each match's events are numbered 0, 1, 2, ... without gaps. The writer keeps
 the next seq of every unfinished match in memory, so it can refuse a
@@ -20,9 +22,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +46,7 @@ from ._base import (
 )
 from .errors import DuplicateEvent, LogClosed, SequenceError, SequenceGap, StorageError
 from .events import COLUMNS, EventRow, LogEvent, rows_to_arrow, to_rows
+from .journal import Journal, journal_path, read_journal
 from .owner import remove_owner, write_owner
 
 __all__ = ["EventLog"]
@@ -50,6 +54,10 @@ __all__ = ["EventLog"]
 _log = logging.getLogger(__name__)
 
 _PENDING_TABLE: Final = "_pending_events"  # the name queries.sql inserts from
+LOAD_SECONDS: Final = 0.25
+"""Longest an acknowledged event waits in the journal before DuckDB gets it."""
+LOAD_ROWS: Final = 8_192
+"""A backlog this large is loaded into DuckDB at once."""
 MAX_GROUP_ROWS: Final = 65_536
 """Most rows one group commit takes, so one commit's latency stays bounded."""
 GATHER_SECONDS: Final = 0.001
@@ -101,10 +109,18 @@ class EventLog(ReadAccess):
             raise
         try:
             _open_schema(con, absolute)
+            _load_journal(con, journal_path(absolute))
             next_seq = {
                 str(match_id): int(seq)
                 for match_id, seq in con.execute(_sql.query("next_seq_of_unfinished")).fetchall()
             }
+            known = {
+                str(m)
+                for (m,) in con.execute(
+                    _sql.query("match_ids"), {"unfinished_only": False}
+                ).fetchall()
+            }
+            journal = Journal(journal_path(absolute))
             writer_cursor = con.cursor()
             _fsync_dir(absolute.parent)  # the new file's name must survive a crash too
         except BaseException:
@@ -121,6 +137,15 @@ class EventLog(ReadAccess):
         # Writer state: touched by the writer thread only (after this point).
         self._wcur = writer_cursor
         self._next_seq: dict[str, int] = next_seq
+        self._known: set[str] = known
+        """Every match id in the log: a new match may not reuse one."""
+        self._journal = journal
+        self._backlog: list[EventRow] = []
+        """Acknowledged rows in the journal that DuckDB does not hold yet."""
+        self._backlog_since = 0.0
+        self._ended: list[str] = []
+        """Matches whose end is in the backlog: forgotten once it is loaded."""
+        self._flushes: list[Future[None]] = []
 
         # The queue between callers and the writer.
         self._cond = threading.Condition()
@@ -170,23 +195,86 @@ class EventLog(ReadAccess):
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._queue and not self._closing:
-                    self._cond.wait()
-                if not self._queue:
-                    return  # closing, and everything queued is written
-                self._gather()
-                group = self._take_group()
+                while not self._queue and not self._closing and not self._flushes:
+                    if not self._backlog:
+                        self._cond.wait()
+                        continue
+                    due = self._backlog_since + LOAD_SECONDS - time.monotonic()
+                    if due <= 0:
+                        break
+                    self._cond.wait(due)
+                if not self._queue and self._closing:
+                    flushes, self._flushes = self._flushes, []
+                    group = []
+                else:
+                    self._gather()
+                    group = self._take_group()
+                    flushes, self._flushes = self._flushes, []
+            if not group and self._closing:
+                self._load()
+                self._answer(flushes)
+                return  # closing, and everything queued is written and loaded
             self._last_group = len(group)
             group = [batch for batch in group if batch.future.set_running_or_notify_cancel()]
-            if not group:
-                continue
-            try:
-                self._commit_group(group)
-            except Exception as exc:  # a bug here must not leave callers blocked
-                _log.exception("event log writer failed a group commit")
-                for batch in group:
-                    if not batch.future.done():
-                        batch.future.set_exception(exc)
+            if group:
+                try:
+                    self._commit_group(group)
+                except Exception as exc:  # a bug here must not leave callers blocked
+                    _log.exception("event log writer failed a group commit")
+                    for batch in group:
+                        if not batch.future.done():
+                            batch.future.set_exception(exc)
+            if (
+                flushes
+                or len(self._backlog) >= LOAD_ROWS
+                or (self._backlog and time.monotonic() - self._backlog_since >= LOAD_SECONDS)
+            ):
+                self._load()
+            self._answer(flushes)
+
+    def _answer(self, flushes: list[Future[None]]) -> None:
+        for future in flushes:
+            if self._backlog:
+                future.set_exception(StorageError("the event log could not load its journal"))
+            else:
+                future.set_result(None)
+
+    def flush(self) -> None:
+        """Return once DuckDB holds every event acknowledged so far (reads call this)."""
+        if threading.current_thread() is self._writer:
+            return
+        future: Future[None] = Future()
+        with self._cond:
+            if self._closing or not self._writer.is_alive():
+                return
+            self._flushes.append(future)
+            self._cond.notify()
+        future.result()
+
+    @contextmanager
+    def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        self.flush()
+        with super()._cursor() as cursor:
+            yield cursor
+
+    def _load(self) -> None:
+        """Move the backlog from the journal into DuckDB (one transaction), then empty the journal.
+
+        A failure keeps the backlog (still durable in the journal) for the
+        next attempt.
+        """
+        if not self._backlog:
+            return
+        try:
+            self._insert(self._backlog)
+        except _INSERT_ERRORS:
+            _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
+            return
+        self._backlog = []
+        self._journal.clear()
+        for match_id in self._ended:
+            self._next_seq.pop(match_id, None)
+        self._ended = []
 
     def _gather(self) -> None:
         """Wait a moment for the callers of the last group to queue again.
@@ -218,6 +306,12 @@ class EventLog(ReadAccess):
         staged: dict[str, int] = {}
         accepted: list[_Batch] = []
         for batch in group:
+            unstorable = _unstorable(batch.rows)
+            if unstorable is not None:
+                batch.future.set_exception(
+                    StorageError(f"the event log could not commit: {unstorable}")
+                )
+                continue
             try:
                 advanced = self._check_sequence(batch.events, staged)
             except SequenceError as exc:
@@ -230,45 +324,24 @@ class EventLog(ReadAccess):
             accepted.append(batch)
         if not accepted:
             return
+        now = datetime.now(UTC)
+        rows = [
+            row if row[-1] is not None else (*row[:-1], now)
+            for batch in accepted
+            for row in batch.rows
+        ]
         try:
-            self._insert([batch.rows for batch in accepted])
-        except _INSERT_ERRORS:
-            # Something the in-memory check could not see (a reused id of a
-            # finished match, a failing disk): retry each batch on its own so
-            # only the one at fault fails.
-            _log.warning("group commit of %d batches failed; retrying each", len(accepted))
+            self._journal.write(rows)
+        except OSError as exc:
             for batch in accepted:
-                self._commit_alone(batch)
+                batch.future.set_exception(_commit_failed(exc))
             return
+        if not self._backlog:
+            self._backlog_since = time.monotonic()
+        self._backlog.extend(rows)
         self._advance(staged, [e for batch in accepted for e in batch.events])
         for batch in accepted:
             batch.future.set_result(None)
-
-    def _commit_alone(self, batch: _Batch) -> None:
-        try:
-            advanced = self._check_sequence(batch.events, {})
-            self._insert([batch.rows])
-        except SequenceError as exc:
-            batch.future.set_exception(exc)
-        except duckdb.ConstraintException as exc:
-            batch.future.set_exception(self._constraint_error(batch.events, exc))
-        except _INSERT_ERRORS as exc:
-            batch.future.set_exception(_commit_failed(exc))
-        else:
-            self._advance(advanced, batch.events)
-            batch.future.set_result(None)
-
-    def _constraint_error(
-        self, events: Sequence[LogEvent], exc: duckdb.ConstraintException
-    ) -> StorageError:
-        if "duplicate key" in str(exc).lower():
-            # Only a match unknown to the writer (a finished one) gets here.
-            first = next((e for e in events if e.match_id not in self._next_seq), events[0])
-            error: StorageError = DuplicateEvent(first.match_id, first.seq, None)
-        else:
-            error = StorageError(f"the event log refused the events: {exc}")
-        error.__cause__ = exc
-        return error
 
     def _check_sequence(self, events: Sequence[LogEvent], staged: dict[str, int]) -> dict[str, int]:
         """Each match's next seq after `events`, or the SequenceError they cause.
@@ -285,9 +358,9 @@ class EventLog(ReadAccess):
                 expected = self._next_seq.get(match_id)
             if expected is None:
                 # Unknown here: a new match, or a finished one (not kept in
-                # memory). A new match starts at 0; only a non-zero seq needs
-                # the file, and a reused id at 0 is caught by the primary key.
-                expected = 0 if event.seq == 0 else self._next_seq_in_file(match_id)
+                # memory once DuckDB holds its end). A new match starts at 0
+                # with an id never used; a finished one goes on in the file.
+                expected = self._next_seq_in_file(match_id) if match_id in self._known else 0
             if event.seq < expected:
                 raise DuplicateEvent(match_id, event.seq, expected)
             if event.seq > expected:
@@ -301,21 +374,15 @@ class EventLog(ReadAccess):
 
     def _advance(self, advanced: dict[str, int], events: Iterable[LogEvent]) -> None:
         self._next_seq.update(advanced)
+        self._known.update(advanced)
         for event in events:
             if event.kind == "match_ended":
                 # A finished match takes no more events in the normal course;
-                # forgetting it keeps memory to the open matches.
-                self._next_seq.pop(event.match_id, None)
+                # forgetting it (once DuckDB holds it) keeps memory to the open matches.
+                self._ended.append(event.match_id)
 
-    def _insert(self, batches: list[list[EventRow]]) -> None:
-        """One statement for all rows: one transaction, one WAL fsync.
-
-        Rows without a `logged_at` get this commit's time, one for the group.
-        """
-        now = datetime.now(UTC)
-        rows = [
-            row if row[-1] is not None else (*row[:-1], now) for batch in batches for row in batch
-        ]
+    def _insert(self, rows: list[EventRow]) -> None:
+        """One statement for all rows: one transaction, one WAL fsync."""
         cursor = self._wcur
         if len(rows) < ARROW_MIN_ROWS:
             appender = cursor.appender("events", columns=list(COLUMNS))
@@ -381,6 +448,7 @@ class EventLog(ReadAccess):
         self._writer.join()
         if not first:
             return
+        self._journal.close(remove=not self._backlog)
         try:
             with suppress(duckdb.Error):
                 self._wcur.execute("CHECKPOINT")
@@ -392,6 +460,52 @@ class EventLog(ReadAccess):
             if self._advertised:
                 remove_owner(self.path)
             release(self._key, write=True)
+
+
+_INT32_COLUMNS: Final = tuple(
+    i
+    for i, name in enumerate(COLUMNS)
+    if name in ("seq", "round", "action_index", "seat", "points", "ends_sum")
+)
+
+
+def _unstorable(rows: list[EventRow]) -> str | None:
+    """Why DuckDB would refuse a row, found before it is acknowledged (then it must load)."""
+    for row in rows:
+        for i in _INT32_COLUMNS:
+            value = row[i]
+            if value is not None and not -(2**31) <= value < 2**31:  # type: ignore[operator]
+                return f"{COLUMNS[i]} {value} does not fit an INTEGER column"
+    return None
+
+
+def _load_journal(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Load the journal rows DuckDB lacks (after a crash) and empty the journal.
+
+    Rows DuckDB already holds (loaded before the crash, journal not yet
+    emptied) are recognised by their (match_id, seq) and skipped.
+    """
+    rows = read_journal(path)
+    if not rows:
+        return 0
+    next_seq = {str(m): int(s) for m, s in con.execute(_sql.query("next_seq_of_all")).fetchall()}
+    now = datetime.now(UTC)
+    missing = [
+        row if row[-1] is not None else (*row[:-1], now)
+        for row in rows
+        if row[1] >= next_seq.get(row[0], 0)
+    ]
+    if missing:
+        con.register(_PENDING_TABLE, rows_to_arrow(missing))
+        try:
+            con.execute(_sql.query("insert_pending_events"))
+        finally:
+            with suppress(duckdb.Error):
+                con.unregister(_PENDING_TABLE)
+    _log.info("loaded %d of %d journal rows into %s", len(missing), len(rows), path)
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+    return len(missing)
 
 
 def _commit_failed(exc: BaseException) -> StorageError:

@@ -70,3 +70,9 @@ ORDER BY min(logged_at), match_id;
 
 -- name: count
 SELECT count(*) FROM events;
+
+-- name: next_seq_of_all
+-- Where every match's sequence goes on: for loading a journal after a crash.
+SELECT match_id, max(seq) + 1 AS next_seq
+FROM events
+GROUP BY match_id;

@@ -12,6 +12,7 @@ import os
 
 from ._base import ReadAccess, check_version, claim, connect, realpath_key, release, stored_version
 from .errors import StorageError
+from .journal import journal_path
 
 __all__ = ["LogReader", "open_readonly"]
 
@@ -53,5 +54,16 @@ class LogReader(ReadAccess):
 
 
 def open_readonly(path: str | os.PathLike[str]) -> LogReader:
-    """Open `path` read-only; use it as a context manager to release the file."""
+    """Open `path` read-only; use it as a context manager to release the file.
+
+    A service that stopped without closing its log may have left
+    acknowledged events in the journal only; they are loaded first (a brief
+    read-write open, which fails with LogLocked if a process holds the file),
+    so a reader always sees every acknowledged event.
+    """
+    journal = journal_path(path)
+    if journal.exists() and journal.stat().st_size > 0:
+        from .log import EventLog
+
+        EventLog(path).close()
     return LogReader(path)
