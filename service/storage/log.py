@@ -58,6 +58,8 @@ LOAD_SECONDS: Final = 0.25
 """Longest an acknowledged event waits in the journal before DuckDB gets it."""
 LOAD_ROWS: Final = 8_192
 """A backlog this large is loaded into DuckDB at once."""
+LEADER_GROUPS: Final = 4
+"""Most groups a calling thread commits for others before it hands leadership over."""
 MAX_GROUP_ROWS: Final = 65_536
 """Most rows one group commit takes, so one commit's latency stays bounded."""
 GATHER_SECONDS: Final = 0.001
@@ -146,6 +148,8 @@ class EventLog(ReadAccess):
         self._ended: list[str] = []
         """Matches whose end is in the backlog: forgotten once it is loaded."""
         self._flushes: list[Future[None]] = []
+        self._leading = False
+        """True while one thread commits or loads; the journal and backlog are its alone."""
 
         # The queue between callers and the writer.
         self._cond = threading.Condition()
@@ -167,8 +171,47 @@ class EventLog(ReadAccess):
         `close()`, TypeError/ValueError for a `detail` that is not JSON.
         Events of one match must be appended in order: the service appends a
         match's events while holding that match's lock.
+
+        The calling thread commits its own group when no other is committing
+        (it becomes the leader), so a lone caller pays no thread hand-off;
+        callers that arrive meanwhile wait and join the next group.
         """
-        self.append_async(events).result()
+        batch = tuple(events)
+        if not batch:
+            return
+        future: Future[None] = Future()
+        rows = to_rows(batch)
+        with self._cond:
+            if self._closing:
+                raise LogClosed(f"the event log {self.path} is closed")
+            self._queue.append(_Batch(batch, rows, future))
+            while not future.done() and self._leading:
+                self._cond.wait()
+            if future.done():
+                return future.result()
+            self._leading = True
+        try:
+            for _ in range(LEADER_GROUPS):
+                with self._cond:
+                    group = self._take_group() if self._queue else []
+                if not group:
+                    break
+                self._commit_taken(group)
+                with self._cond:
+                    self._cond.notify_all()
+                if future.done() and not self._queue:
+                    break
+        finally:
+            with self._cond:
+                self._leading = False
+                self._cond.notify_all()
+        with self._cond:
+            # Handed over before our batch was taken: someone leads, or we do again.
+            while not future.done():
+                if not self._leading:
+                    self._cond.notify_all()
+                self._cond.wait(0.01)
+        return future.result()
 
     def append_async(self, events: Iterable[LogEvent]) -> Future[None]:
         """Queue events for the next group commit; the future completes with it.
@@ -192,45 +235,56 @@ class EventLog(ReadAccess):
 
     # -- the writer thread ---------------------------------------------------
 
+    def _load_due(self) -> bool:
+        return bool(self._backlog) and (
+            len(self._backlog) >= LOAD_ROWS
+            or time.monotonic() - self._backlog_since >= LOAD_SECONDS
+        )
+
     def _run(self) -> None:
+        """Commit queued async batches, load the backlog when due or asked, and close."""
         while True:
             with self._cond:
-                while not self._queue and not self._closing and not self._flushes:
-                    if not self._backlog:
-                        self._cond.wait()
-                        continue
-                    due = self._backlog_since + LOAD_SECONDS - time.monotonic()
-                    if due <= 0:
-                        break
-                    self._cond.wait(due)
-                if not self._queue and self._closing:
-                    flushes, self._flushes = self._flushes, []
-                    group = []
-                else:
+                while self._leading or not (
+                    self._queue or self._flushes or self._closing or self._load_due()
+                ):
+                    timeout = None
+                    if self._backlog and not self._leading:
+                        timeout = max(0.0, self._backlog_since + LOAD_SECONDS - time.monotonic())
+                    self._cond.wait(timeout)
+                self._leading = True
+                if self._queue:
                     self._gather()
                     group = self._take_group()
-                    flushes, self._flushes = self._flushes, []
-            if not group and self._closing:
-                self._load()
+                else:
+                    group = []
+                flushes, self._flushes = self._flushes, []
+                done = self._closing and not self._queue
+            try:
+                if group:
+                    self._last_group = len(group)
+                    self._commit_taken(group)
+                if flushes or done or self._load_due():
+                    self._load()
                 self._answer(flushes)
+            finally:
+                with self._cond:
+                    self._leading = False
+                    self._cond.notify_all()
+            if done:
                 return  # closing, and everything queued is written and loaded
-            self._last_group = len(group)
-            group = [batch for batch in group if batch.future.set_running_or_notify_cancel()]
-            if group:
-                try:
-                    self._commit_group(group)
-                except Exception as exc:  # a bug here must not leave callers blocked
-                    _log.exception("event log writer failed a group commit")
-                    for batch in group:
-                        if not batch.future.done():
-                            batch.future.set_exception(exc)
-            if (
-                flushes
-                or len(self._backlog) >= LOAD_ROWS
-                or (self._backlog and time.monotonic() - self._backlog_since >= LOAD_SECONDS)
-            ):
-                self._load()
-            self._answer(flushes)
+
+    def _commit_taken(self, group: list[_Batch]) -> None:
+        group = [batch for batch in group if batch.future.set_running_or_notify_cancel()]
+        if not group:
+            return
+        try:
+            self._commit_group(group)
+        except Exception as exc:  # a bug here must not leave callers blocked
+            _log.exception("event log writer failed a group commit")
+            for batch in group:
+                if not batch.future.done():
+                    batch.future.set_exception(exc)
 
     def _answer(self, flushes: list[Future[None]]) -> None:
         for future in flushes:
