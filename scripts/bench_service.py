@@ -134,15 +134,18 @@ class Server:
             return None
 
 
-def start_server(label: str, workdir: Path, db_path: str | None, timeout: float = 60.0) -> Server:
+def start_server(
+    label: str, workdir: Path, db_path: str | None, timeout: float = 60.0, sync: bool = True
+) -> Server:
     """Start a server subprocess on an ephemeral 127.0.0.1 port; return once health is SERVING.
 
-    With `db_path` it is the real `serve()`; without, the no-log variant.
+    With `db_path` it is the real `serve()` (`sync=False`: `sniff serve --no-fsync`);
+    without, the no-log variant.
     """
     if db_path is not None:
         code = (
             "import sys; from service.server import serve; "
-            f"sys.exit(serve('127.0.0.1:0', {db_path!r}))"
+            f"sys.exit(serve('127.0.0.1:0', {db_path!r}, sync={sync!r}))"
         )
         cmd = [sys.executable, "-c", code]
     else:
@@ -560,7 +563,10 @@ def report_phase(label: str, ph: Measured) -> None:
 
 def one_run(opts: Options, workdir: Path, run: int) -> RunResult:
     results = RunResult({}, [], {})
-    variants: list[tuple[str, str | None]] = [("log on disk", str(workdir / "bench.duckdb"))]
+    variants: list[tuple[str, str | None]] = [
+        ("log on disk", str(workdir / "bench.duckdb")),
+        ("disk no fsync", str(workdir / "bench-nofsync.duckdb")),
+    ]
     if opts.breakdown:
         variants.append(("no log", None))
         shm = Path("/dev/shm")
@@ -572,7 +578,7 @@ def one_run(opts: Options, workdir: Path, run: int) -> RunResult:
             if db == "shm":
                 shm_dir = tempfile.TemporaryDirectory(dir="/dev/shm", prefix="bench-sniff-")
                 db = str(Path(shm_dir.name) / "bench.duckdb")
-            server = start_server(label, workdir, db)
+            server = start_server(label, workdir, db, sync=label != "disk no fsync")
             acked = 0
             try:
                 acked = load_server(

@@ -46,10 +46,18 @@ class Running:
 
 
 def create_server(
-    address: str = DEFAULT_ADDRESS, db_path: str | Path = DEFAULT_DB, max_workers: int = 32
+    address: str = DEFAULT_ADDRESS,
+    db_path: str | Path = DEFAULT_DB,
+    max_workers: int = 32,
+    *,
+    sync: bool = True,
 ) -> Running:
-    """Open the log, rebuild its matches, bind `address` (port 0 picks one) and start serving."""
-    event_log = EventLog(db_path)
+    """Open the log, rebuild its matches, bind `address` (port 0 picks one) and start serving.
+
+    `sync=False` acknowledges events once the OS has them (safe from a crash
+    of the process, not of the machine): see `EventLog`.
+    """
+    event_log = EventLog(db_path, sync=sync)
     try:
         hub = Hub(event_log)
         recovered = hub.recover()
@@ -85,9 +93,15 @@ def create_server(
     return Running(server, port, bound, hub, health_servicer)
 
 
-def serve(address: str, db_path: str | Path, ready: threading.Event | None = None) -> int:
+def serve(
+    address: str,
+    db_path: str | Path,
+    ready: threading.Event | None = None,
+    *,
+    sync: bool = True,
+) -> int:
     """Serve until SIGTERM or SIGINT; then drain in-flight calls, flush the log and return 0."""
-    running = create_server(address, db_path)
+    running = create_server(address, db_path, sync=sync)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:

@@ -13,8 +13,16 @@ from analysis.cli.options import db_option
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True)
+@click.option(
+    "--fsync/--no-fsync",
+    "sync",
+    default=True,
+    show_default=True,
+    help="Sync each acknowledged event to disk (survives power loss); without, "
+    "acknowledged events survive a crash of the service but not of the machine.",
+)
 @db_option
-def serve(host: str, port: int, db_path: str) -> None:
+def serve(host: str, port: int, sync: bool, db_path: str) -> None:
     """Run the gRPC service, logging every event to the DuckDB file.
 
     SIGTERM (or Ctrl-C) drains in-flight calls, flushes the log and exits 0.
@@ -25,7 +33,7 @@ def serve(host: str, port: int, db_path: str) -> None:
     from service.storage import LogLocked, SchemaVersionError
 
     try:
-        sys.exit(run(f"{host}:{port}", db_path))
+        sys.exit(run(f"{host}:{port}", db_path, sync=sync))
     except (LogLocked, SchemaVersionError, OSError) as e:
         raise click.ClickException(str(e)) from None
 

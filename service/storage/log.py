@@ -58,8 +58,6 @@ LOAD_SECONDS: Final = 0.25
 """Longest an acknowledged event waits in the journal before DuckDB gets it."""
 LOAD_ROWS: Final = 8_192
 """A backlog this large is loaded into DuckDB at once."""
-LEADER_GROUPS: Final = 4
-"""Most groups a calling thread commits for others before it hands leadership over."""
 MAX_GROUP_ROWS: Final = 65_536
 """Most rows one group commit takes, so one commit's latency stays bounded."""
 GATHER_SECONDS: Final = 0.001
@@ -86,6 +84,8 @@ class _Batch:
     events: tuple[LogEvent, ...]
     rows: list[EventRow]
     future: Future[None]
+    signal: threading.Event | None = None
+    """Set for a waiting `append` caller when its batch is done or it is to lead."""
 
 
 class EventLog(ReadAccess):
@@ -101,7 +101,14 @@ class EventLog(ReadAccess):
     `events_for`, ...) see committed events only.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, sync: bool = True) -> None:
+        """Open (or create) the log at `path`.
+
+        With `sync` (the default) an acknowledged append has been fdatasync-ed
+        and survives a power loss; without it, an acknowledged append is in
+        the operating system's cache and survives a crash or kill of this
+        process, but not of the machine.
+        """
         absolute, self._key = realpath_key(path)
         claim(self._key, write=True)
         try:
@@ -122,7 +129,7 @@ class EventLog(ReadAccess):
                     _sql.query("match_ids"), {"unfinished_only": False}
                 ).fetchall()
             }
-            journal = Journal(journal_path(absolute))
+            journal = Journal(journal_path(absolute), sync=sync)
             writer_cursor = con.cursor()
             _fsync_dir(absolute.parent)  # the new file's name must survive a crash too
         except BaseException:
@@ -181,37 +188,42 @@ class EventLog(ReadAccess):
             return
         future: Future[None] = Future()
         rows = to_rows(batch)
+        signal = threading.Event()
         with self._cond:
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")
-            self._queue.append(_Batch(batch, rows, future))
-            while not future.done() and self._leading:
-                self._cond.wait()
+            self._queue.append(_Batch(batch, rows, future, signal))
+            lead = not self._leading
+            self._leading = True
+        if not lead:
+            signal.wait()  # our batch is done, or leadership was handed to us
             if future.done():
                 return future.result()
-            self._leading = True
         try:
-            for _ in range(LEADER_GROUPS):
+            # Lead until our own batch is committed (with whatever queued beside it).
+            while not future.done():
                 with self._cond:
                     group = self._take_group() if self._queue else []
                 if not group:
                     break
                 self._commit_taken(group)
-                with self._cond:
-                    self._cond.notify_all()
-                if future.done() and not self._queue:
-                    break
         finally:
             with self._cond:
-                self._leading = False
-                self._cond.notify_all()
-        with self._cond:
-            # Handed over before our batch was taken: someone leads, or we do again.
-            while not future.done():
-                if not self._leading:
-                    self._cond.notify_all()
-                self._cond.wait(0.01)
+                self._hand_over()
         return future.result()
+
+    def _hand_over(self) -> None:
+        """Pass leadership to the first waiting `append` caller, or release it (under _cond).
+
+        Waking exactly one thread, rather than every waiter, keeps a busy
+        service from spending its CPU on threads that wake only to sleep again.
+        """
+        for batch in self._queue:
+            if batch.signal is not None and not batch.future.done():
+                batch.signal.set()  # it leads now; `_leading` stays True
+                return
+        self._leading = False
+        self._cond.notify_all()  # the writer thread, for async batches and loads
 
     def append_async(self, events: Iterable[LogEvent]) -> Future[None]:
         """Queue events for the next group commit; the future completes with it.
@@ -269,8 +281,7 @@ class EventLog(ReadAccess):
                 self._answer(flushes)
             finally:
                 with self._cond:
-                    self._leading = False
-                    self._cond.notify_all()
+                    self._hand_over()
             if done:
                 return  # closing, and everything queued is written and loaded
 
@@ -285,6 +296,10 @@ class EventLog(ReadAccess):
             for batch in group:
                 if not batch.future.done():
                     batch.future.set_exception(exc)
+        finally:
+            for batch in group:
+                if batch.signal is not None:
+                    batch.signal.set()
 
     def _answer(self, flushes: list[Future[None]]) -> None:
         for future in flushes:
