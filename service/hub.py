@@ -226,7 +226,7 @@ class Hub:
                     f"{expected_move_count}: read the state and decide again"
                 )
             try:
-                match.check(move, seat)
+                outcome = self._apply_locked(live, move, seat)
             except TileNotInHand:
                 # The engine says where the tile is (another seat's hand, the
                 # boneyard), which an audit may show but a seat must not learn.
@@ -235,7 +235,6 @@ class Hub:
                 raise TileNotInHand(
                     f"tile {NAMES[move.tile]} is not in seat {seat}'s hand{where}"
                 ) from None
-            outcome = self._apply_locked(live, move)
             events = self._action_events(live, outcome)
             try:
                 self.log.append(events)
@@ -246,11 +245,12 @@ class Hub:
             live.lock.notify_all()
             return outcome
 
-    def _apply_locked(self, live: LiveMatch, move: Move) -> ApplyOutcome:
+    def _apply_locked(self, live: LiveMatch, move: Move, seat: int | None = None) -> ApplyOutcome:
+        """Apply through the engine (which refuses an illegal move before changing anything)."""
         match = live.match
         round_index = match.round_index
         action_index = len(match.history[-1].actions)
-        result = match.apply(move)
+        result = match.apply(move, seat)
         layout = match.layout
         hands = None
         if result.round_end is not None or result.winner is not None:

@@ -105,6 +105,9 @@ class Move:
         """Read RECORD.md notation: `TILE`, `TILE@BOARDTILE:SIDE`, `draw` or `pass`."""
         if not isinstance(text, str):
             raise MoveNotationError(f"a move is written as text, not {text!r}")
+        known = _BY_TEXT.get(text)
+        if known is not None:  # canonical text: the common case, without a regex
+            return known
         t = text.strip()
         low = t.lower()
         if low == "draw":
@@ -132,6 +135,9 @@ _PLACES: Final = tuple(
 )
 DRAW: Final = Move(MoveKind.DRAW)
 PASS: Final = Move(MoveKind.PASS)
+_BY_TEXT: Final[dict[str, Move]] = {
+    str(m): m for m in (*_LEADS, *(p for p in _PLACES if p is not None), DRAW, PASS)
+}
 
 
 def place_move(tile: int, slot: int) -> Move:
