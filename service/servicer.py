@@ -43,40 +43,40 @@ class _Refused(Exception):
         self.status = status
 
 
+def _abort(exc: Exception, context: grpc.ServicerContext, name: str) -> None:
+    """End the call with the status of a refusal; log and hide anything unexpected."""
+    if isinstance(exc, _Refused):
+        context.abort_with_status(exc.status)
+    if isinstance(exc, KNOWN_ERRORS):
+        context.abort_with_status(to_status(exc))
+    if isinstance(exc, grpc.RpcError):
+        raise exc
+    log.exception("internal error in %s", name, exc_info=exc)
+    context.abort(grpc.StatusCode.INTERNAL, "internal error")
+
+
 def _refusals(handler: F) -> F:
-    """Turn known errors into statuses; log and hide anything unexpected."""
+    """Turn a unary handler's errors into statuses (see `_abort`)."""
 
     @functools.wraps(handler)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return handler(self, request, context)
-        except _Refused as refused:
-            context.abort_with_status(refused.status)
-        except KNOWN_ERRORS as exc:
-            context.abort_with_status(to_status(exc))
-        except grpc.RpcError:
-            raise
-        except Exception:
-            log.exception("internal error in %s", handler.__name__)
-            context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        except Exception as exc:
+            _abort(exc, context, handler.__name__)
 
     return wrapper  # type: ignore[return-value]
 
 
 def _streaming_refusals(handler: F) -> F:
+    """Turn a streaming handler's errors into statuses (see `_abort`)."""
+
     @functools.wraps(handler)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             yield from handler(self, request, context)
-        except _Refused as refused:
-            context.abort_with_status(refused.status)
-        except KNOWN_ERRORS as exc:
-            context.abort_with_status(to_status(exc))
-        except grpc.RpcError:
-            raise
-        except Exception:
-            log.exception("internal error in %s", handler.__name__)
-            context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        except Exception as exc:
+            _abort(exc, context, handler.__name__)
 
     return wrapper  # type: ignore[return-value]
 

@@ -72,7 +72,7 @@ class Journal:
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.size = os.fstat(self._fd).st_size
         if created:
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
 
     def write(self, rows: list[EventRow]) -> None:
         """Append rows and make them durable; on failure, leave the file as it was."""
@@ -104,10 +104,11 @@ class Journal:
         os.close(self._fd)
         if remove:
             self.path.unlink(missing_ok=True)
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make the names in a directory (a file created or removed) durable."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)

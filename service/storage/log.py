@@ -46,7 +46,7 @@ from ._base import (
 )
 from .errors import DuplicateEvent, LogClosed, SequenceError, SequenceGap, StorageError
 from .events import COLUMNS, EventRow, LogEvent, rows_to_arrow, to_rows
-from .journal import Journal, journal_path, read_journal
+from .journal import Journal, fsync_dir, journal_path, read_journal
 from .owner import remove_owner, write_owner
 
 __all__ = ["EventLog"]
@@ -131,7 +131,7 @@ class EventLog(ReadAccess):
             }
             journal = Journal(journal_path(absolute), sync=sync)
             writer_cursor = con.cursor()
-            _fsync_dir(absolute.parent)  # the new file's name must survive a crash too
+            fsync_dir(absolute.parent)  # the new file's name must survive a crash too
         except BaseException:
             con.close()
             release(self._key, write=True)
@@ -462,12 +462,7 @@ class EventLog(ReadAccess):
                 appender.clear()  # nothing of a failed group may be flushed later
                 raise
         else:
-            cursor.register(_PENDING_TABLE, rows_to_arrow(rows))
-            try:
-                cursor.execute(_sql.query("insert_pending_events"))
-            finally:
-                with suppress(duckdb.Error):
-                    cursor.unregister(_PENDING_TABLE)
+            _insert_arrow(cursor, rows)
         self._sync_new_wal()
 
     def _sync_new_wal(self) -> None:
@@ -487,7 +482,7 @@ class EventLog(ReadAccess):
             return
         wal_id = (st.st_dev, st.st_ino)
         if wal_id != self._wal_id or st.st_size < self._wal_size:
-            _fsync_dir(self._wal_path.parent)
+            fsync_dir(self._wal_path.parent)
         self._wal_id = wal_id
         self._wal_size = st.st_size
 
@@ -524,7 +519,7 @@ class EventLog(ReadAccess):
             with suppress(duckdb.Error):
                 self._wcur.close()
             self._close_connection()
-            _fsync_dir(self.path.parent)  # the WAL's removal, after the checkpoint
+            fsync_dir(self.path.parent)  # the WAL's removal, after the checkpoint
         finally:
             if self._advertised:
                 remove_owner(self.path)
@@ -565,16 +560,21 @@ def _load_journal(con: duckdb.DuckDBPyConnection, path: Path) -> int:
         if row[1] >= next_seq.get(row[0], 0)
     ]
     if missing:
-        con.register(_PENDING_TABLE, rows_to_arrow(missing))
-        try:
-            con.execute(_sql.query("insert_pending_events"))
-        finally:
-            with suppress(duckdb.Error):
-                con.unregister(_PENDING_TABLE)
+        _insert_arrow(con, missing)
     _log.info("loaded %d of %d journal rows into %s", len(missing), len(rows), path)
     with open(path, "r+b") as handle:
         handle.truncate(0)
     return len(missing)
+
+
+def _insert_arrow(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
+    """Insert rows as one Arrow table: one statement (the fast way for many rows)."""
+    cursor.register(_PENDING_TABLE, rows_to_arrow(rows))
+    try:
+        cursor.execute(_sql.query("insert_pending_events"))
+    finally:
+        with suppress(duckdb.Error):
+            cursor.unregister(_PENDING_TABLE)
 
 
 def _commit_failed(exc: BaseException) -> StorageError:
@@ -597,11 +597,3 @@ def _open_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             con.execute("ROLLBACK")
         raise
     check_version(stored_version(con), path)  # schema.sql and SCHEMA_VERSION agree
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
