@@ -5,41 +5,18 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from analysis.remote import connect, play_remote_match
+from tests.service_helpers import free_port, wait_serving
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_serving(address: str, deadline: float = 30.0) -> None:
-    channel = grpc.insecure_channel(address)
-    stub = health_pb2_grpc.HealthStub(channel)
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-            if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                return
-        except grpc.RpcError:
-            time.sleep(0.1)
-    raise AssertionError(f"no service on {address}")
 
 
 def sniff(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -67,7 +44,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     )
     address = f"127.0.0.1:{port}"
     try:
-        wait_serving(address)
+        wait_serving(address, proc=proc)
         yield Served(proc, address, db)
     finally:
         if proc.poll() is None:
