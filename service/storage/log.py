@@ -19,6 +19,7 @@ the group, each batch is retried alone so only the bad one fails.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -167,6 +168,9 @@ class EventLog(ReadAccess):
             target=self._run, name=f"event-log-writer:{absolute.name}", daemon=True
         )
         self._writer.start()
+        # An interpreter that exits with the log open would kill DuckDB mid-flight
+        # (and leave the backlog to the journal): close it first.
+        atexit.register(self.close)
 
     # -- appending ---------------------------------------------------------
 
@@ -512,6 +516,7 @@ class EventLog(ReadAccess):
         self._writer.join()
         if not first:
             return
+        atexit.unregister(self.close)
         self._journal.close(remove=not self._backlog)
         try:
             with suppress(duckdb.Error):
