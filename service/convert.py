@@ -21,6 +21,7 @@ from service.engine import (
     Tile,
     TileNotationError,
 )
+from service.engine.tiles import TILES
 from service.hub import OBSERVER, ApplyOutcome, Logged
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 
@@ -52,9 +53,12 @@ def name_of(match_id: str) -> str:
 # -- engine -> proto ------------------------------------------------------------
 
 
+_TILE_PB = tuple(pb.Tile(low=t.low, high=t.high) for t in TILES)
+
+
 def tile_pb(tile: int) -> pb.Tile:
-    t = Tile(tile)
-    return pb.Tile(low=t.low, high=t.high)
+    """The message of a tile: a shared instance, so only ever copy it into another message."""
+    return _TILE_PB[tile]
 
 
 def tiles_pb(tiles: Iterable[int]) -> list[pb.Tile]:

@@ -76,6 +76,8 @@ class LiveMatch:
     """sha256 of each seat token, then of the observer token (tokens themselves are not kept)."""
     lock: threading.Condition = field(default_factory=threading.Condition)
     events: list[Logged] = field(default_factory=list)
+    watchers: int = 0
+    """WatchMatch streams waiting on `lock` (no one to wake: no notify)."""
     outcomes: list[tuple[int, str, ApplyOutcome]] = field(default_factory=list)
     """Per applied action, by move number: (seat, notation, outcome)."""
 
@@ -187,7 +189,8 @@ class Hub:
                 self._rebuild(live)
                 raise
             live.events.append(Logged(event, match.move_count))
-            live.lock.notify_all()
+            if live.watchers:
+                live.lock.notify_all()
             log = match.history[-1]
             return match.round_index, log.deal.leader, log.leader_choice
 
@@ -242,7 +245,8 @@ class Hub:
                 self._rebuild(live)
                 raise
             live.events.extend(Logged(e, outcome.move_count) for e in events)
-            live.lock.notify_all()
+            if live.watchers:
+                live.lock.notify_all()
             return outcome
 
     def _apply_locked(self, live: LiveMatch, move: Move, seat: int | None = None) -> ApplyOutcome:
@@ -337,7 +341,12 @@ class Hub:
         while active():
             with live.lock:
                 while len(live.events) <= next_seq and live.match.phase is not Phase.OVER:
-                    if not live.lock.wait(poll) and not active():
+                    live.watchers += 1
+                    try:
+                        woken = live.lock.wait(poll)
+                    finally:
+                        live.watchers -= 1
+                    if not woken and not active():
                         return
                 batch = live.events[next_seq:]
                 over = live.match.phase is Phase.OVER

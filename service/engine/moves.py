@@ -8,7 +8,7 @@ identity as well as by value.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, cast
 
 from service.engine.errors import MoveNotationError, TileNotationError
@@ -58,6 +58,11 @@ class Move:
     tile: Tile | None = None
     board_tile: Tile | None = None
     side: Side | None = None
+    text: str = field(default="", init=False, compare=False, repr=False)
+    """The RECORD.md notation, computed once (moves are interned)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", self._notation())
 
     @staticmethod
     def lead(tile: int) -> Move:
@@ -91,6 +96,9 @@ class Move:
         return self.kind <= MoveKind.PLACE
 
     def __str__(self) -> str:
+        return self.text
+
+    def _notation(self) -> str:
         if self.kind is MoveKind.PLACE:
             return f"{self.tile}@{self.board_tile}:{self.side}"
         if self.kind is MoveKind.LEAD:

@@ -78,15 +78,62 @@ statement, so one transaction and one WAL fsync.
 _INSERT_ERRORS: Final = (duckdb.Error, ValueError, TypeError, OverflowError)
 
 
+class _Waiter:
+    """The outcome of one `append` call, and the one lock its caller sleeps on.
+
+    A `Future` plus an `Event` cost two conditions per call; a raw lock,
+    held from the start and released once, wakes the caller when its batch
+    is done or when it is handed the lead, for a fraction of that.
+    """
+
+    __slots__ = ("_error", "_finished", "_lock", "promoted")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+        self._finished = False
+        self._error: BaseException | None = None
+        self.promoted = False
+
+    def done(self) -> bool:
+        return self._finished
+
+    def set_running_or_notify_cancel(self) -> bool:
+        return True  # a blocked caller cannot cancel
+
+    def set_result(self, result: None) -> None:
+        self._finished = True
+        self._wake()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._finished = True
+        self._wake()
+
+    def promote(self) -> None:
+        """Hand this caller the lead (its batch is still queued)."""
+        self.promoted = True
+        self._wake()
+
+    def _wake(self) -> None:
+        with suppress(RuntimeError):  # already woken (promoted, then finished)
+            self._lock.release()
+
+    def wait(self) -> None:
+        self._lock.acquire()
+
+    def result(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+
 @dataclass(slots=True)
 class _Batch:
     """One caller's events, already as rows (bad JSON fails its own caller)."""
 
     events: tuple[LogEvent, ...]
     rows: list[EventRow]
-    future: Future[None]
-    signal: threading.Event | None = None
-    """Set for a waiting `append` caller when its batch is done or it is to lead."""
+    future: Future[None] | _Waiter
 
 
 class EventLog(ReadAccess):
@@ -190,17 +237,16 @@ class EventLog(ReadAccess):
         batch = tuple(events)
         if not batch:
             return
-        future: Future[None] = Future()
+        future = _Waiter()
         rows = to_rows(batch)
-        signal = threading.Event()
         with self._cond:
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")
-            self._queue.append(_Batch(batch, rows, future, signal))
+            self._queue.append(_Batch(batch, rows, future))
             lead = not self._leading
             self._leading = True
         if not lead:
-            signal.wait()  # our batch is done, or leadership was handed to us
+            future.wait()  # our batch is done, or leadership was handed to us
             if future.done():
                 return future.result()
         try:
@@ -223,8 +269,8 @@ class EventLog(ReadAccess):
         service from spending its CPU on threads that wake only to sleep again.
         """
         for batch in self._queue:
-            if batch.signal is not None and not batch.future.done():
-                batch.signal.set()  # it leads now; `_leading` stays True
+            if isinstance(batch.future, _Waiter) and not batch.future.done():
+                batch.future.promote()  # it leads now; `_leading` stays True
                 return
         self._leading = False
         self._cond.notify_all()  # the writer thread, for async batches and loads
@@ -300,10 +346,6 @@ class EventLog(ReadAccess):
             for batch in group:
                 if not batch.future.done():
                     batch.future.set_exception(exc)
-        finally:
-            for batch in group:
-                if batch.signal is not None:
-                    batch.signal.set()
 
     def _answer(self, flushes: list[Future[None]]) -> None:
         for future in flushes:
