@@ -69,3 +69,49 @@ def test_reads_through_the_log_see_every_acknowledged_event_at_once(tmp_path: Pa
         for seq in range(1, 50):
             log.append([action("m", seq)])
             assert log.count() == seq + 1
+
+
+def test_reads_are_not_starved_by_a_steady_stream_of_appends(tmp_path: Path) -> None:
+    """Callers hand the lead to each other; the writer must still get its turn to load."""
+    import threading
+    import time
+
+    with EventLog(tmp_path / "log.duckdb") as log:
+        stop = threading.Event()
+        acked = [0] * 8
+
+        def writer(k: int) -> None:
+            match_id = f"m{k}"
+            log.append([created(match_id)])
+            acked[k] = 1
+            seq = 1
+            while not stop.is_set():
+                log.append([action(match_id, seq)])
+                seq += 1
+                acked[k] = seq
+
+        threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(0.2)
+            slowest = 0.0
+            for _ in range(10):
+                before = sum(acked)
+                t0 = time.monotonic()
+                result: list[int] = []
+                reader = threading.Thread(
+                    target=lambda out=result: out.append(log.count()), daemon=True
+                )
+                reader.start()
+                reader.join(timeout=10)
+                assert result, "a read waited more than 10 s for the writer's turn"
+                slowest = max(slowest, time.monotonic() - t0)
+                assert result[0] >= before  # every event acknowledged before the read is seen
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=30)
+        assert slowest < 5.0
+        assert log.count() == sum(acked)

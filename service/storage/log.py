@@ -205,6 +205,8 @@ class EventLog(ReadAccess):
         self._flushes: list[Future[None]] = []
         self._leading = False
         """True while one thread commits or loads; the journal and backlog are its alone."""
+        self._writer_turn = False
+        """The writer thread has work waiting and leads next (callers then wait to be led)."""
 
         # The queue between callers and the writer.
         self._cond = threading.Condition()
@@ -243,8 +245,9 @@ class EventLog(ReadAccess):
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")
             self._queue.append(_Batch(batch, rows, future))
-            lead = not self._leading
-            self._leading = True
+            lead = not self._leading and not self._writer_turn
+            if lead:
+                self._leading = True
         if not lead:
             future.wait()  # our batch is done, or leadership was handed to us
             if future.done():
@@ -267,11 +270,17 @@ class EventLog(ReadAccess):
 
         Waking exactly one thread, rather than every waiter, keeps a busy
         service from spending its CPU on threads that wake only to sleep again.
+        When the writer thread has work (a load due, a flush asked, closing),
+        it gets the lead next, so a steady stream of callers cannot starve it;
+        it commits or hands on the waiting callers' batches in turn.
         """
-        for batch in self._queue:
-            if isinstance(batch.future, _Waiter) and not batch.future.done():
-                batch.future.promote()  # it leads now; `_leading` stays True
-                return
+        writer_work = bool(self._flushes) or self._closing or self._load_due()
+        if not writer_work:
+            for batch in self._queue:
+                if isinstance(batch.future, _Waiter) and not batch.future.done():
+                    batch.future.promote()  # it leads now; `_leading` stays True
+                    return
+        self._writer_turn = writer_work
         self._leading = False
         self._cond.notify_all()  # the writer thread, for async batches and loads
 
@@ -315,6 +324,7 @@ class EventLog(ReadAccess):
                         timeout = max(0.0, self._backlog_since + LOAD_SECONDS - time.monotonic())
                     self._cond.wait(timeout)
                 self._leading = True
+                self._writer_turn = False
                 if self._queue:
                     self._gather()
                     group = self._take_group()
