@@ -340,3 +340,37 @@ def test_won_match_record_has_no_end_claim_in_its_last_round() -> None:
     assert "deductions" not in last
     match = bot_match(2, 1, ["greedy", "random"])
     assert match.phase is Phase.OVER
+
+
+def test_playing_a_tile_from_another_seats_hand_is_play_out_of_turn() -> None:
+    record, r, k = find_action(2, lambda m, mv: mv.kind.name == "PLACE")
+    rnd = record["rounds"][r]
+    actions = rnd["actions"]
+    # Seat to move at action k is known from the replay; take a tile the other seat was dealt
+    # and still holds, placed on the same side as the recorded move.
+    match = Match(2, target=record["target"], auto_deal=False)
+    logs = bot_match(2, int(record["id"][1:]), ["greedy", "random"]).history
+    for log in logs[:r]:
+        match.deal(log.deal)
+        for mv in log.actions:
+            match.apply(mv)
+    match.deal(logs[r].deal)
+    for mv in logs[r].actions[:k]:
+        match.apply(mv)
+    other = 1 - match.turn
+    tile = match.hand(other)[0]
+    actions[k] = f"{tile}{actions[k][actions[k].index('@') :]}"
+    problem = only_problem(record)
+    assert (problem["round"], problem["action"], problem["kind"]) == (r, k, "not_in_hand")
+    assert "out of turn" in problem["reason"]
+
+
+def test_naming_the_mirror_branch_while_branch_a_is_open_is_not_canonical() -> None:
+    def branch_a_play(match: Match, move: Move) -> bool:
+        return move.side is not None and move.side.name == "BRANCH_A"
+
+    record, r, k = find_action(2, branch_a_play)
+    actions = record["rounds"][r]["actions"]
+    actions[k] = actions[k].replace("branch_a", "branch_b")
+    problem = only_problem(record)
+    assert (problem["round"], problem["action"], problem["kind"]) == (r, k, "not_canonical")
