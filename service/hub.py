@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import threading
 from collections.abc import Callable, Iterator
@@ -35,6 +36,9 @@ from service.engine.tiles import NAMES
 from service.errors import Forbidden, MatchNotFound, MissingToken, RecoveryError, StaleMoveCount
 from service.storage.events import LogEvent
 from service.storage.log import EventLog
+
+_MATCH_ID = re.compile(r"[0-9a-f]{16}")
+"""The form of the ids `create` makes (`secrets.token_hex(8)`)."""
 
 OBSERVER = -1
 """The role of the observer token (seats are 0..3)."""
@@ -114,9 +118,22 @@ class Hub:
     # -- lookup ------------------------------------------------------------
 
     def get(self, match_id: str) -> LiveMatch:
+        """A match in memory, or a finished one loaded from the log on first use."""
         live = self._matches.get(match_id)
-        if live is None:
+        if live is not None:
+            return live
+        # Only ids this service could have made reach the log (a cheap guard
+        # against making every unknown id cost a scan).
+        if not _MATCH_ID.fullmatch(match_id):
             raise MatchNotFound(f"no match {match_id!r}")
+        with self._registry_lock:
+            live = self._matches.get(match_id)
+            if live is None:
+                events = self.log.events_for(match_id)
+                if not events:
+                    raise MatchNotFound(f"no match {match_id!r}")
+                live = self._replayed(match_id, events)
+                self._matches[match_id] = live
         return live
 
     def authorize(self, match_id: str, token: str) -> tuple[LiveMatch, int]:
@@ -362,15 +379,22 @@ class Hub:
     # -- recovery ----------------------------------------------------------
 
     def recover(self) -> int:
-        """Rebuild every match in the log (finished or not); return how many."""
+        """Rebuild every unfinished match in the log; return how many.
+
+        Finished matches are rebuilt when first asked for (`get`), so start-up
+        time grows with the matches in play, not with the whole history.
+        """
         count = 0
-        for match_id, events in self.log.events_by_match():
-            live = LiveMatch(match_id, Match(2, auto_deal=False), ())
-            live.events = [Logged(e, 0) for e in events]
-            self._rebuild(live)
-            self._matches[match_id] = live
+        for match_id, events in self.log.events_by_match(unfinished_only=True):
+            self._matches[match_id] = self._replayed(match_id, events)
             count += 1
         return count
+
+    def _replayed(self, match_id: str, events: list[LogEvent]) -> LiveMatch:
+        live = LiveMatch(match_id, Match(2, auto_deal=False), ())
+        live.events = [Logged(e, 0) for e in events]
+        self._rebuild(live)
+        return live
 
     def _rebuild(self, live: LiveMatch) -> None:
         """Replace a match's state by a replay of its durable events (after a restart or a
