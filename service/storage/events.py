@@ -211,7 +211,9 @@ def _dump_detail(detail: Mapping[str, Any] | None) -> str | None:
         return None
     # allow_nan=False: NaN is not JSON and DuckDB's JSON type would refuse it
     # inside the group commit, failing the batch late instead of here.
-    return json.dumps(detail, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(detail, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    text.encode()  # UnicodeEncodeError (a ValueError) for a lone surrogate DuckDB would refuse
+    return text
 
 
 EventRow: TypeAlias = tuple[

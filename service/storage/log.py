@@ -207,6 +207,9 @@ class EventLog(ReadAccess):
         """True while one thread commits or loads; the journal and backlog are its alone."""
         self._writer_turn = False
         """The writer thread has work waiting and leads next (callers then wait to be led)."""
+        self._retry_load_at = 0.0
+        self._lead_ident: int | None = None
+        """The thread that leads now (when known): a future's callback may run on it."""
 
         # The queue between callers and the writer.
         self._cond = threading.Condition()
@@ -248,10 +251,12 @@ class EventLog(ReadAccess):
             lead = not self._leading and not self._writer_turn
             if lead:
                 self._leading = True
+                self._lead_ident = threading.get_ident()
         if not lead:
             future.wait()  # our batch is done, or leadership was handed to us
             if future.done():
                 return future.result()
+            self._lead_ident = threading.get_ident()
         try:
             # Lead until our own batch is committed (with whatever queued beside it).
             while not future.done():
@@ -274,6 +279,7 @@ class EventLog(ReadAccess):
         it gets the lead next, so a steady stream of callers cannot starve it;
         it commits or hands on the waiting callers' batches in turn.
         """
+        self._lead_ident = None
         writer_work = bool(self._flushes) or self._closing or self._load_due()
         if not writer_work:
             for batch in self._queue:
@@ -307,9 +313,11 @@ class EventLog(ReadAccess):
     # -- the writer thread ---------------------------------------------------
 
     def _load_due(self) -> bool:
+        now = time.monotonic()
+        if now < self._retry_load_at:  # the last load failed: no busy retrying
+            return False
         return bool(self._backlog) and (
-            len(self._backlog) >= LOAD_ROWS
-            or time.monotonic() - self._backlog_since >= LOAD_SECONDS
+            len(self._backlog) >= LOAD_ROWS or now - self._backlog_since >= LOAD_SECONDS
         )
 
     def _run(self) -> None:
@@ -324,6 +332,7 @@ class EventLog(ReadAccess):
                         timeout = max(0.0, self._backlog_since + LOAD_SECONDS - time.monotonic())
                     self._cond.wait(timeout)
                 self._leading = True
+                self._lead_ident = threading.get_ident()
                 self._writer_turn = False
                 if self._queue:
                     self._gather()
@@ -338,8 +347,10 @@ class EventLog(ReadAccess):
                     self._commit_taken(group)
                 if flushes or done or self._load_due():
                     self._load()
-                self._answer(flushes)
+            except Exception:  # the writer must outlive any failure, or every caller hangs
+                _log.exception("event log writer failed")
             finally:
+                self._answer(flushes)
                 with self._cond:
                     self._hand_over()
             if done:
@@ -366,7 +377,12 @@ class EventLog(ReadAccess):
 
     def flush(self) -> None:
         """Return once DuckDB holds every event acknowledged so far (reads call this)."""
-        if threading.current_thread() is self._writer:
+        if threading.get_ident() == self._lead_ident:
+            # The leading thread itself (an append_async future's done-callback):
+            # no one else may load while it leads, so it loads.
+            self._load()
+            if self._backlog:
+                raise StorageError("the event log could not load its journal")
             return
         future: Future[None] = Future()
         with self._cond:
@@ -394,12 +410,18 @@ class EventLog(ReadAccess):
             self._insert(self._backlog)
         except _INSERT_ERRORS:
             _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
+            self._retry_load_at = time.monotonic() + LOAD_SECONDS
             return
-        self._backlog = []
-        self._journal.clear()
+        self._backlog = []  # DuckDB holds it now: never insert it again
         for match_id in self._ended:
             self._next_seq.pop(match_id, None)
         self._ended = []
+        try:
+            self._sync_new_wal()
+        except OSError:
+            _log.exception("could not sync the WAL's directory: the journal keeps its rows")
+            return  # a restart skips the rows DuckDB holds; the next load retries
+        self._journal.clear()
 
     def _gather(self) -> None:
         """Wait a moment for the callers of the last group to queue again.
@@ -519,7 +541,6 @@ class EventLog(ReadAccess):
                 raise
         else:
             _insert_arrow(cursor, rows)
-        self._sync_new_wal()
 
     def _sync_new_wal(self) -> None:
         """Make a newly created WAL file's name durable, before anyone is told.
@@ -590,6 +611,11 @@ _INT32_COLUMNS: Final = tuple(
 )
 
 
+_TEXT_COLUMNS: Final = tuple(
+    i for i, name in enumerate(COLUMNS) if name in ("match_id", "move", "drawn")
+)
+
+
 def _unstorable(rows: list[EventRow]) -> str | None:
     """Why DuckDB would refuse a row, found before it is acknowledged (then it must load)."""
     for row in rows:
@@ -597,6 +623,13 @@ def _unstorable(rows: list[EventRow]) -> str | None:
             value = row[i]
             if value is not None and not -(2**31) <= value < 2**31:  # type: ignore[operator]
                 return f"{COLUMNS[i]} {value} does not fit an INTEGER column"
+        for i in _TEXT_COLUMNS:
+            text = row[i]
+            if text is not None and not text.isascii():  # type: ignore[union-attr]
+                try:
+                    text.encode()  # type: ignore[union-attr]
+                except UnicodeEncodeError:
+                    return f"{COLUMNS[i]} is not valid UTF-8 text (a lone surrogate)"
     return None
 
 

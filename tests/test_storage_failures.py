@@ -1,4 +1,4 @@
-"""Review findings on the event log: each test fails until its fix lands (xfail strict).
+"""Review findings on the event log, each a regression test of its fix.
 
 Every blocking call runs in a daemon thread joined with a timeout, so a
 regression shows as a failure, never as a hung test run.
@@ -72,11 +72,6 @@ def log(db: Path) -> Iterator[EventLog]:
 # -- 1. an OSError after the DuckDB insert kills the writer thread -----------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an OSError in _load (here the WAL directory fsync) escapes _run: the writer "
-    "dies, the pending flush is never answered, reads and later appends hang",
-)
 def test_a_failed_directory_sync_during_a_load_does_not_kill_the_writer(
     log: EventLog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,11 +100,6 @@ def test_a_failed_directory_sync_during_a_load_does_not_kill_the_writer(
 # -- 2. a string DuckDB cannot store is acknowledged, then poisons the log ---------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a lone surrogate passes _unstorable and the journal, is acknowledged, and then "
-    "fails every load: all reads fail, the writer spins, and the file cannot be reopened",
-)
 @pytest.mark.parametrize(
     "bad",
     [
@@ -142,12 +132,6 @@ def test_text_the_database_cannot_store_fails_its_caller_not_the_log(
 # -- 3. an append_async callback run by a leading append caller --------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a sync leader completes queued append_async futures while it holds the lead; "
-    "a done-callback that reads the log waits on a flush only the writer can answer, "
-    "and the writer waits for the leader: deadlock",
-)
 def test_a_future_callback_may_read_the_log_whoever_commits_it(
     log: EventLog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
