@@ -28,7 +28,8 @@ def query_log(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> tupl
     for _ in range(2):
         owner = find_owner(db_path)
         if owner is not None:
-            return query_remote(owner.address, sql, params), owner.address
+            table = query_remote(owner.address, sql, params, token=owner.query_token or "")
+            return table, owner.address
         if not Path(db_path).exists():
             raise NoLog(f"no event log at {db_path}")
         try:

@@ -119,10 +119,15 @@ def play_remote_match(
         turn = reply.turn if reply.HasField("turn") else None
 
 
-def query_remote(address: str, sql: str, params: Sequence[Any] = ()) -> pa.Table:
-    """Run a read-only query through a service's Query RPC; the result as one Arrow table."""
+def query_remote(
+    address: str, sql: str, params: Sequence[Any] = (), *, token: str
+) -> pa.Table:
+    """Run a read-only query through a service's Query RPC; the result as one Arrow table.
+
+    `token` is the service's query token (`<db>.owner.json`).
+    """
     stub = connect(address)
-    request = pb.QueryRequest(sql=sql, parameters=[_param(v) for v in params])
+    request = pb.QueryRequest(sql=sql, parameters=[_param(v) for v in params], token=token)
     data = b"".join(chunk.arrow_ipc for chunk in stub.Query(request))
     return pa.ipc.open_stream(data).read_all()
 

@@ -59,6 +59,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from service.engine import Match, Move, Phase, RandomBot
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+from service.storage import find_owner
 
 AIM_P50_RATIO = 1.5
 AIM_THROUGHPUT_RATIO = 0.70
@@ -92,7 +93,8 @@ def serve_null_log(address: str) -> int:
         futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="sniff-rpc"),
         options=[("grpc.so_reuseport", 0)],
     )
-    sniff_pb2_grpc.add_SniffServiceServicer_to_server(SniffServicer(Hub(NullLog())), server)  # type: ignore[arg-type]
+    servicer = SniffServicer(Hub(NullLog()), query_token="")  # type: ignore[arg-type]
+    sniff_pb2_grpc.add_SniffServiceServicer_to_server(servicer, server)
     checker = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     port = server.add_insecure_port(address)
@@ -379,10 +381,17 @@ def apply_worker(
 
 
 def query(server: Server, sql: str) -> pa.Table:
-    """One Query RPC, its Arrow IPC chunks decoded as one table."""
+    """One Query RPC, its Arrow IPC chunks decoded as one table.
+
+    The query token comes from the owner file beside the log, as for `sniff query`.
+    """
+    assert server.db_path is not None
+    owner = find_owner(server.db_path)
+    assert owner is not None, f"no owner file beside {server.db_path}"
     with grpc.insecure_channel(server.address) as channel:
         stub = sniff_pb2_grpc.SniffServiceStub(channel)
-        chunks = stub.Query(pb.QueryRequest(sql=sql), timeout=60)
+        request = pb.QueryRequest(sql=sql, token=owner.query_token or "")
+        chunks = stub.Query(request, timeout=60)
         data = b"".join(c.arrow_ipc for c in chunks)
     return pyarrow.ipc.open_stream(data).read_all()
 

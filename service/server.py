@@ -7,6 +7,7 @@ an ephemeral port in-process; `serve` adds signal handling for production.
 from __future__ import annotations
 
 import logging
+import secrets
 import signal
 import threading
 from concurrent import futures
@@ -37,6 +38,8 @@ class Running:
     address: str
     hub: Hub
     health: health.HealthServicer
+    query_token: str
+    """What the Query RPC asks for; also in `<db>.owner.json` (mode 0600)."""
 
     def stop(self, grace: float = 5.0) -> None:
         """Refuse new work, let in-flight calls finish, then flush and close the log."""
@@ -67,7 +70,8 @@ def create_server(
             futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sniff-rpc"),
             options=[("grpc.so_reuseport", 0)],
         )
-        sniff_pb2_grpc.add_SniffServiceServicer_to_server(SniffServicer(hub), server)
+        query_token = secrets.token_urlsafe(24)
+        sniff_pb2_grpc.add_SniffServiceServicer_to_server(SniffServicer(hub, query_token), server)
         health_servicer = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.enable_server_reflection(
@@ -86,11 +90,11 @@ def create_server(
         server.start()
         for name in (SERVICE_NAME, ""):
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        event_log.advertise(bound)
+        event_log.advertise(bound, query_token)
     except BaseException:
         event_log.close()
         raise
-    return Running(server, port, bound, hub, health_servicer)
+    return Running(server, port, bound, hub, health_servicer, query_token)
 
 
 def serve(

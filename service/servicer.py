@@ -8,6 +8,7 @@ else is a bug and surfaces as INTERNAL without internals in the message.
 from __future__ import annotations
 
 import functools
+import hmac
 import io
 import logging
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ import pyarrow as pa
 
 from service import convert
 from service.engine import IllegalMove, Layout, Move, MoveKind, NotationError, points_for
+from service.errors import Forbidden, MissingToken
 from service.hub import Hub
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
@@ -91,8 +93,9 @@ def _move_of(request: pb.ApplyMoveRequest) -> Move:
 
 
 class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, query_token: str) -> None:
         self.hub = hub
+        self._query_token = query_token
 
     @_refusals
     def CreateMatch(
@@ -221,6 +224,10 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
     def Query(
         self, request: pb.QueryRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.QueryResponse]:
+        if not request.token:
+            raise MissingToken("a query needs the service's query token (see <db>.owner.json)")
+        if not hmac.compare_digest(request.token.encode(), self._query_token.encode()):
+            raise Forbidden("the query token is not this service's")
         params = [_param(p) for p in request.parameters]
         batches = self.hub.log.query_batches(request.sql, params or None)
         first = next(batches, None)

@@ -31,6 +31,7 @@ from grpc_status import rpc_status
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.server import Running, create_server
+from service.storage import find_owner
 
 REPO = Path(__file__).resolve().parents[1]
 RPC_TIMEOUT = 15.0
@@ -38,7 +39,15 @@ RPC_TIMEOUT = 15.0
 MAX_ACTIONS = 4000
 """No match of the tests needs more actions than this (a 2-seat match to 250 takes ~350)."""
 
-Stub = sniff_pb2_grpc.SniffServiceStub
+
+class Stub(sniff_pb2_grpc.SniffServiceStub):
+    """A client stub that also holds the service's query token, for reading the log."""
+
+    def __init__(self, channel: grpc.Channel, query_token: str = "") -> None:
+        super().__init__(channel)
+        self.query_token = query_token
+
+
 TileKey = tuple[int, int]
 
 
@@ -65,7 +74,7 @@ def serving(db_path: Path) -> Iterator[Service]:
     running = create_server("127.0.0.1:0", db_path)
     try:
         with grpc.insecure_channel(running.address) as channel:
-            yield Service(running, db_path, channel, Stub(channel))
+            yield Service(running, db_path, channel, Stub(channel, running.query_token))
     finally:
         running.stop(grace=2.0)
 
@@ -128,6 +137,13 @@ class ServerProcess:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def query_token(self) -> str:
+        """The running service's query token, from the owner file beside its log."""
+        owner = find_owner(self.db_path)
+        assert owner is not None, "no service holds the log"
+        return owner.query_token or ""
 
     def start(self, deadline: float = 30.0) -> ServerProcess:
         self.port = free_port()
@@ -214,9 +230,14 @@ def query(stub: Stub, sql: str, *params: str | int) -> pa.Table:
         else pb.QueryParameter(int64_value=p)
         for p in params
     ]
-    chunks = list(stub.Query(pb.QueryRequest(sql=sql, parameters=parameters), timeout=RPC_TIMEOUT))
+    request = pb.QueryRequest(sql=sql, parameters=parameters, token=query_token_of(stub))
+    chunks = list(stub.Query(request, timeout=RPC_TIMEOUT))
     assert chunks, "a query streams at least one chunk (the schema)"
     return pa.ipc.open_stream(b"".join(c.arrow_ipc for c in chunks)).read_all()
+
+
+def query_token_of(stub: Any) -> str:
+    return str(getattr(stub, "query_token", ""))
 
 
 def event_count(stub: Stub, match_id: str, kind: str | None = None) -> int:

@@ -25,6 +25,7 @@ import pytest
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.server import Running, create_server
+from tests.service_helpers import Stub, query_token_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT_DIR = ROOT / "clients" / "node"
@@ -58,12 +59,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 @pytest.fixture(scope="module")
 def stub(server: Running) -> Iterator[sniff_pb2_grpc.SniffServiceStub]:
     with grpc.insecure_channel(server.address) as channel:
-        yield sniff_pb2_grpc.SniffServiceStub(channel)
+        yield Stub(channel, server.query_token)
 
 
 def query(stub: sniff_pb2_grpc.SniffServiceStub, sql: str, *values: str) -> list[dict[str, Any]]:
     parameters = [pb.QueryParameter(string_value=v) for v in values]
-    chunks = stub.Query(pb.QueryRequest(sql=sql, parameters=parameters), timeout=RPC_TIMEOUT)
+    request = pb.QueryRequest(sql=sql, parameters=parameters, token=query_token_of(stub))
+    chunks = stub.Query(request, timeout=RPC_TIMEOUT)
     table = pa.ipc.open_stream(b"".join(c.arrow_ipc for c in chunks)).read_all()
     rows: list[dict[str, Any]] = table.to_pylist()
     return rows

@@ -174,7 +174,7 @@ def test_acknowledged_actions_survive_sigkill_and_matches_resume(
 
     server.start()  # a new process on the same file
     with grpc.insecure_channel(server.address) as channel:
-        stub = Stub(channel)
+        stub = Stub(channel, server.query_token)
         logged = check_log(stub, clients)
         for client in clients:
             created = client.created

@@ -393,7 +393,7 @@ def test_query_streams_a_decodable_arrow_ipc_result(svc: Service) -> None:
     }
     # A result larger than one chunk arrives in several, each of whole IPC messages.
     sql = "SELECT range AS i, repeat('x', 200) AS s FROM range(30000)"
-    chunks = list(stub.Query(pb.QueryRequest(sql=sql), timeout=RPC_TIMEOUT))
+    chunks = list(stub.Query(pb.QueryRequest(sql=sql, token=stub.query_token), timeout=RPC_TIMEOUT))
     assert len(chunks) > 1
     assert pa.ipc.open_stream(chunks[0].arrow_ipc).schema.names == ["i", "s"]
     big = pa.ipc.open_stream(b"".join(c.arrow_ipc for c in chunks)).read_all()
@@ -431,8 +431,25 @@ def test_query_refuses_writes_and_bad_sql(svc: Service, sql: str) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=4)
     before = event_count(stub, created.match_id)
-    exc = rpc_error(stub.Query, pb.QueryRequest(sql=sql))
+    exc = rpc_error(stub.Query, pb.QueryRequest(sql=sql, token=stub.query_token))
     assert_refused(exc, grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_QUERY")
     assert event_count(stub, created.match_id) == before == 2
     names = query(stub, "SELECT table_name FROM information_schema.tables").column("table_name")
     assert "sneaky" not in names.to_pylist()
+
+
+def test_the_log_reveals_hidden_tiles_so_query_needs_the_service_query_token(
+    svc: Service,
+) -> None:
+    """The log holds live hands and boneyards: no seat or observer token opens it."""
+    stub = svc.stub
+    created = create(stub, 2, seed=8)
+    sql = "SELECT detail FROM events WHERE kind = 'round_dealt'"
+    missing = rpc_error(stub.Query, pb.QueryRequest(sql=sql))
+    assert_refused(missing, grpc.StatusCode.UNAUTHENTICATED, "ERROR_REASON_BAD_TOKEN")
+    for token in (*created.seat_tokens, created.observer_token, "forged"):
+        wrong = rpc_error(stub.Query, pb.QueryRequest(sql=sql, token=token))
+        assert_refused(wrong, grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_TOKEN")
+    owner_file = Path(f"{svc.db_path}.owner.json")
+    assert owner_file.stat().st_mode & 0o777 == 0o600  # readable by the log's owner only
+    assert query(stub, sql).num_rows == 1

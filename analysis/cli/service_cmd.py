@@ -78,6 +78,7 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
             running.address,
             "SELECT count(DISTINCT match_id) AS matches, count(*) AS events, "
             "count(*) FILTER (WHERE kind = 'action') AS actions FROM events",
+            token=running.query_token,
         )
         row = table.to_pylist()[0]
         click.echo(

@@ -565,12 +565,14 @@ class EventLog(ReadAccess):
 
     # -- the owner sidecar -------------------------------------------------------
 
-    def advertise(self, address: str) -> None:
+    def advertise(self, address: str, query_token: str | None = None) -> None:
         """Write `<db>.owner.json` so tools route queries to `address` instead.
 
         Call it once the service's port is bound; `close()` removes the file.
+        The file is created mode 0600: whoever may read it may read the log
+        file itself, so it may carry the service's query token.
         """
-        write_owner(self.path, address)
+        write_owner(self.path, address, query_token)
         self._advertised = True
 
     # -- lifetime ------------------------------------------------------------------

@@ -30,6 +30,8 @@ class Owner:
     pid: int
     address: str
     started: int | None = None  # /proc start time in clock ticks, where known
+    query_token: str | None = None
+    """The secret that the service's Query RPC asks for (the file is mode 0600)."""
 
 
 def owner_path(db_path: str | os.PathLike[str]) -> Path:
@@ -37,17 +39,21 @@ def owner_path(db_path: str | os.PathLike[str]) -> Path:
     return Path(f"{os.fspath(db_path)}.owner.json")
 
 
-def write_owner(db_path: str | os.PathLike[str], address: str) -> Owner:
+def write_owner(
+    db_path: str | os.PathLike[str], address: str, query_token: str | None = None
+) -> Owner:
     """Announce this process as the owner of `db_path`, reachable at `address`.
 
     Written to a temporary file and renamed, so a reader never sees half a
     file.
     """
-    owner = Owner(os.getpid(), address, _start_time(os.getpid()))
+    owner = Owner(os.getpid(), address, _start_time(os.getpid()), query_token)
     target = owner_path(db_path)
     payload = {"pid": owner.pid, "address": owner.address}
     if owner.started is not None:
         payload["started"] = owner.started
+    if query_token is not None:
+        payload["query_token"] = query_token
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -84,11 +90,17 @@ def _read(path: Path) -> Owner | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         pid, address = data["pid"], data["address"]
         started = data.get("started")
+        token = data.get("query_token")
     except (OSError, ValueError, KeyError, TypeError):
         return None  # missing, half-written by hand, or not ours: no owner
     if not isinstance(pid, int) or not isinstance(address, str) or pid <= 0:
         return None
-    return Owner(pid, address, started if isinstance(started, int) else None)
+    return Owner(
+        pid,
+        address,
+        started if isinstance(started, int) else None,
+        token if isinstance(token, str) else None,
+    )
 
 
 def _alive(pid: int) -> bool:

@@ -511,12 +511,14 @@ class MatchEnded(_message.Message):
     def __init__(self, match_end: _Optional[_Union[MatchEnd, _Mapping]] = ...) -> None: ...
 
 class QueryRequest(_message.Message):
-    __slots__ = ("sql", "parameters")
+    __slots__ = ("sql", "parameters", "token")
     SQL_FIELD_NUMBER: _ClassVar[int]
     PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
     sql: str
     parameters: _containers.RepeatedCompositeFieldContainer[QueryParameter]
-    def __init__(self, sql: _Optional[str] = ..., parameters: _Optional[_Iterable[_Union[QueryParameter, _Mapping]]] = ...) -> None: ...
+    token: str
+    def __init__(self, sql: _Optional[str] = ..., parameters: _Optional[_Iterable[_Union[QueryParameter, _Mapping]]] = ..., token: _Optional[str] = ...) -> None: ...
 
 class QueryParameter(_message.Message):
     __slots__ = ("string_value", "int64_value", "double_value", "bool_value", "null_value")

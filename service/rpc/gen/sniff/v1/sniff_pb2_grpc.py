@@ -179,10 +179,14 @@ class SniffServiceServicer:
         """Runs one read-only SQL query over the event log and streams the result as
         Arrow IPC.
 
-        The event log holds every deal, including hands and boneyards, of every
-        match; deployments that host live play should restrict who may call this.
-        Errors: INVALID_ARGUMENT (ERROR_REASON_BAD_QUERY) for SQL that does not
-        parse, fails, or tries to write.
+        The event log holds every deal, including the hands and boneyards of
+        matches still in play, so only the holder of the service's query token
+        may call this: the service writes that token to `<db path>.owner.json`
+        beside the log file, readable only by the user who may open the log file
+        itself. Errors: UNAUTHENTICATED (ERROR_REASON_BAD_TOKEN) without the
+        token, PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN) with another;
+        INVALID_ARGUMENT (ERROR_REASON_BAD_QUERY) for SQL that does not parse,
+        fails, or tries to write.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
