@@ -40,6 +40,9 @@ from service.storage.log import EventLog
 _MATCH_ID = re.compile(r"[0-9a-f]{16}")
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
 
+MISSING_REMEMBERED = 10_000
+"""How many unknown match ids `get` remembers before it forgets them all."""
+
 OBSERVER = -1
 """The role of the observer token (seats are 0..3)."""
 
@@ -114,6 +117,8 @@ class Hub:
         self.log = log
         self._matches: dict[str, LiveMatch] = {}
         self._registry_lock = threading.Lock()
+        self._missing: set[str] = set()
+        """Well-formed ids already looked up in the log and not found."""
 
     # -- lookup ------------------------------------------------------------
 
@@ -122,19 +127,20 @@ class Hub:
         live = self._matches.get(match_id)
         if live is not None:
             return live
-        # Only ids this service could have made reach the log (a cheap guard
-        # against making every unknown id cost a scan).
-        if not _MATCH_ID.fullmatch(match_id):
+        # Only ids this service could have made reach the log, and each unknown
+        # one only once: guessing ids must not cost a scan of the log per call.
+        if not _MATCH_ID.fullmatch(match_id) or match_id in self._missing:
             raise MatchNotFound(f"no match {match_id!r}")
+        events = self.log.events_for(match_id)
+        if not events:
+            with self._registry_lock:
+                if len(self._missing) >= MISSING_REMEMBERED:
+                    self._missing.clear()
+                self._missing.add(match_id)
+            raise MatchNotFound(f"no match {match_id!r}")
+        live = self._replayed(match_id, events)
         with self._registry_lock:
-            live = self._matches.get(match_id)
-            if live is None:
-                events = self.log.events_for(match_id)
-                if not events:
-                    raise MatchNotFound(f"no match {match_id!r}")
-                live = self._replayed(match_id, events)
-                self._matches[match_id] = live
-        return live
+            return self._matches.setdefault(match_id, live)
 
     def authorize(self, match_id: str, token: str) -> tuple[LiveMatch, int]:
         live = self.get(match_id)
