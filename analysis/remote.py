@@ -119,9 +119,7 @@ def play_remote_match(
         turn = reply.turn if reply.HasField("turn") else None
 
 
-def query_remote(
-    address: str, sql: str, params: Sequence[Any] = (), *, token: str
-) -> pa.Table:
+def query_remote(address: str, sql: str, params: Sequence[Any] = (), *, token: str) -> pa.Table:
     """Run a read-only query through a service's Query RPC; the result as one Arrow table.
 
     `token` is the service's query token (`<db>.owner.json`).
