@@ -14,6 +14,7 @@ import hmac
 import re
 import secrets
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,6 +40,9 @@ from service.storage.log import EventLog
 
 _MATCH_ID = re.compile(r"[0-9a-f]{16}")
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
+
+FINISHED_KEPT = 1_000
+"""How many finished matches stay in memory (the rest reload from the log when asked for)."""
 
 MISSING_REMEMBERED = 10_000
 """How many unknown match ids `get` remembers before it forgets them all."""
@@ -117,6 +121,8 @@ class Hub:
         self.log = log
         self._matches: dict[str, LiveMatch] = {}
         self._registry_lock = threading.Lock()
+        self._finished: deque[str] = deque()
+        """Finished matches still in memory, oldest first."""
         self._missing: set[str] = set()
         """Well-formed ids already looked up in the log and not found."""
 
@@ -140,7 +146,10 @@ class Hub:
             raise MatchNotFound(f"no match {match_id!r}")
         live = self._replayed(match_id, events)
         with self._registry_lock:
-            return self._matches.setdefault(match_id, live)
+            known = self._matches.setdefault(match_id, live)
+        if known is live and live.match.phase is Phase.OVER:
+            self._retire(match_id)
+        return known
 
     def authorize(self, match_id: str, token: str) -> tuple[LiveMatch, int]:
         live = self.get(match_id)
@@ -270,7 +279,21 @@ class Hub:
             live.events.extend(Logged(e, outcome.move_count) for e in events)
             if live.watchers:
                 live.lock.notify_all()
-            return outcome
+        if outcome.result.winner is not None:
+            self._retire(match_id)
+        return outcome
+
+    def _retire(self, match_id: str) -> None:
+        """Keep only the most recently finished matches in memory; older ones reload on demand.
+
+        A finished match changes no more, and `get` rebuilds it from the log
+        (replies to retries included), so memory stays bounded by the
+        matches in play.
+        """
+        with self._registry_lock:
+            self._finished.append(match_id)
+            while len(self._finished) > FINISHED_KEPT:
+                self._matches.pop(self._finished.popleft(), None)
 
     def _apply_locked(self, live: LiveMatch, move: Move, seat: int | None = None) -> ApplyOutcome:
         """Apply through the engine (which refuses an illegal move before changing anything)."""

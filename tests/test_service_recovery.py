@@ -56,3 +56,30 @@ def test_restart_rebuilds_unfinished_matches_and_loads_finished_ones_when_asked(
 def test_unknown_match_is_not_found(tmp_path: Path, match_id: str) -> None:
     with EventLog(tmp_path / "log.duckdb") as log, pytest.raises(MatchNotFound):
         Hub(log).get(match_id)
+
+
+def test_finished_matches_leave_memory_and_come_back_from_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("service.hub.FINISHED_KEPT", 1)
+    with EventLog(tmp_path / "log.duckdb") as log:
+        hub = Hub(log)
+        first = hub.create(2, seed=1, target=20)
+        play(hub, first.match_id, first.seat_tokens, first.observer_token, 10_000)
+        view_first = hub.state(first.match_id, first.observer_token)[0]
+        second = hub.create(2, seed=2, target=20)
+        play(hub, second.match_id, second.seat_tokens, second.observer_token, 10_000)
+        assert view_first.phase is Phase.OVER
+        assert hub.match_ids() == [second.match_id]  # the first was retired
+        assert hub.state(first.match_id, first.observer_token)[0] == view_first
+        # A retry of the winning move still gets its original reply.
+        live = hub.get(first.match_id)
+        seat, _, outcome = live.outcomes[-1]
+        again = hub.apply(
+            first.match_id,
+            first.seat_tokens[seat],
+            seat,
+            outcome.result.move,
+            outcome.move_count - 1,
+        )
+        assert again == outcome
