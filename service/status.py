@@ -19,6 +19,7 @@ from service.engine import (
     NoRoundInPlay,
     NotationError,
     NotYourTurn,
+    RoundInPlay,
 )
 from service.errors import Forbidden, MatchNotFound, MissingToken, StaleMoveCount
 from service.storage.errors import QueryError, ReadOnlyViolation
@@ -42,11 +43,9 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_DEAL"
     if isinstance(exc, NotYourTurn):
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_NOT_YOUR_TURN"
-    if isinstance(exc, MatchOver | NoRoundInPlay):
+    if isinstance(exc, MatchOver | NoRoundInPlay | RoundInPlay):
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
     if isinstance(exc, IllegalMove):
-        if str(exc).startswith("a round is in play"):
-            return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_ILLEGAL_MOVE"
     if isinstance(exc, ReadOnlyViolation | QueryError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_QUERY"

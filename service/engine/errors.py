@@ -107,6 +107,12 @@ class NoRoundInPlay(IllegalMove):
     kind = "no_round"
 
 
+class RoundInPlay(IllegalMove):
+    """Dealing the next round while the current one is still being played."""
+
+    kind = "round_in_play"
+
+
 class MatchOver(IllegalMove):
     """Acting after the match was won (§8)."""
 

@@ -16,12 +16,12 @@ from service.engine.errors import (
     BadDeal,
     CannotDraw,
     CannotPass,
-    IllegalMove,
     MatchOver,
     MustPlace,
     MustPlaceDrawn,
     NoRoundInPlay,
     NotYourTurn,
+    RoundInPlay,
     TileNotInHand,
 )
 from service.engine.layout import Layout, points_for
@@ -358,7 +358,7 @@ class Match:
         if self.phase is Phase.OVER:
             raise MatchOver(f"the match is over: seat {self.winner} won")
         if self.phase is Phase.PLAYING:
-            raise IllegalMove("a round is in play: it must end before the next deal")
+            raise RoundInPlay("a round is in play: it must end before the next deal")
         if deal is None:
             tiles = list(TILES)
             self.rng.shuffle(tiles)
