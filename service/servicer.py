@@ -172,9 +172,6 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
                 raise _Refused(
                     invalid_argument(f"placement {i}: {move} is not a placement", _ILLEGAL)
                 )
-            if layout.covered[move.tile or 0] >= 0:
-                message = f"placement {i}: {move.tile} is already on the layout"
-                raise _Refused(invalid_argument(message, _ILLEGAL))
             try:
                 layout.check(move)
             except IllegalMove as exc:

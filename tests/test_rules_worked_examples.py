@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine import Layout, Move, NotCanonical, Side, Tile, points_for
+from service.engine import Layout, Move, NotCanonical, Side, Tile, TileAlreadyPlaced, points_for
 
 
 def contributions(layout: Layout) -> list[tuple[str, int]]:
@@ -148,3 +148,9 @@ def test_lead_non_double_counts_both_halves() -> None:
 
 def test_led_sniff_counts_both_halves_once() -> None:
     assert build("2-2").ends == 4
+
+
+def test_a_tile_appears_on_the_layout_at_most_once() -> None:
+    layout = build("1-4", "4-4@1-4:high")
+    with pytest.raises(TileAlreadyPlaced):
+        layout.check(Move.parse("4-4@1-4:low"))

@@ -65,6 +65,12 @@ class NotCanonical(NoSuchOpenSide):
     kind = "not_canonical"
 
 
+class TileAlreadyPlaced(IllegalMove):
+    """Placing a tile that is on the layout already: each tile appears once (§3)."""
+
+    kind = "already_placed"
+
+
 class ValuesDoNotMatch(IllegalMove):
     """Joining a tile to a side of another value (§3)."""
 

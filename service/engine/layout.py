@@ -15,6 +15,7 @@ from service.engine.errors import (
     LeadExpected,
     NoSuchOpenSide,
     NotCanonical,
+    TileAlreadyPlaced,
     ValuesDoNotMatch,
 )
 from service.engine.moves import SIDE_COUNT, Move, MoveKind, Side, place_move
@@ -138,6 +139,8 @@ class Layout:
         """Raise the specific error for a placement this layout refuses; do nothing if lawful."""
         tile = move.tile
         assert tile is not None
+        if self.covered[tile] >= 0:
+            raise TileAlreadyPlaced(f"{NAMES[tile]} is on the layout already")
         if move.kind is MoveKind.LEAD:
             if self.placements:
                 raise LeadExpected(
