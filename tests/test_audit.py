@@ -21,16 +21,19 @@ def make_record(seats: int = 2, seed: int = 1) -> dict[str, Any]:
     return to_record(bot_match(seats, seed, ["greedy", "random"]), f"m{seed}")
 
 
-def find_action(seats: int, want: Callable[[Match, Move], bool]) -> tuple[dict[str, Any], int, int]:
-    """A record and the (round, action) of the first action for which `want(state before, move)`."""
+def find_action(
+    seats: int, want: Callable[[Match, Move], bool]
+) -> tuple[dict[str, Any], int, int, Match]:
+    """A record, the (round, action) of its first action for which `want(state before, move)`,
+    and that state before the action."""
     for seed in range(200):
-        record = make_record(seats, seed)
-        match = Match(seats, target=record["target"], auto_deal=False)
-        for r, log in enumerate(bot_match(seats, seed, ["greedy", "random"]).history):
+        played = bot_match(seats, seed, ["greedy", "random"])
+        match = Match(seats, target=played.target, auto_deal=False)
+        for r, log in enumerate(played.history):
             match.deal(log.deal)
             for k, move in enumerate(log.actions):
                 if want(match, move):
-                    return record, r, k
+                    return to_record(played, f"m{seed}"), r, k, match
                 match.apply(move)
     raise AssertionError("no such situation in 200 matches")
 
@@ -106,7 +109,7 @@ def test_bad_deal_is_reported_at_its_round(damage: Callable[[dict[str, Any]], No
 
 
 def test_tile_not_in_hand() -> None:
-    record, r, k = find_action(2, lambda m, mv: mv.kind.name == "PLACE")
+    record, r, k, _ = find_action(2, lambda m, mv: mv.kind.name == "PLACE")
     boneyard_tile = record["rounds"][r]["boneyard"][-1]
     action = record["rounds"][r]["actions"][k]
     record["rounds"][r]["actions"][k] = boneyard_tile + action[action.index("@") :]
@@ -131,17 +134,8 @@ def test_placement_whose_values_do_not_match() -> None:
         t = move.tile
         return any(o.value not in (t.low, t.high) for o in match.layout.target_sides())
 
-    record, r, k = find_action(2, wrong_side)
-    match = Match(2, auto_deal=False)
-    logs = bot_match(2, int(record["id"][1:]), ["greedy", "random"]).history
-    for log in logs[:r]:
-        match.deal(log.deal)
-        for mv in log.actions:
-            match.apply(mv)
-    match.deal(logs[r].deal)
-    for mv in logs[r].actions[:k]:
-        match.apply(mv)
-    move = logs[r].actions[k]
+    record, r, k, match = find_action(2, wrong_side)
+    move = Move.parse(record["rounds"][r]["actions"][k])
     t = move.tile
     side = next(o for o in match.layout.target_sides() if o.value not in (t.low, t.high))
     record["rounds"][r]["actions"][k] = f"{t}@{side.tile}:{side.side}"
@@ -150,7 +144,7 @@ def test_placement_whose_values_do_not_match() -> None:
 
 
 def test_draw_while_holding_a_placeable_tile() -> None:
-    record, r, k = find_action(
+    record, r, k, _ = find_action(
         2, lambda m, mv: mv.kind.name == "PLACE" and m.drawn < 0 and m.boneyard_left > 0
     )
     record["rounds"][r]["actions"][k] = "draw"
@@ -159,14 +153,14 @@ def test_draw_while_holding_a_placeable_tile() -> None:
 
 
 def test_playing_another_tile_than_the_placeable_one_just_drawn() -> None:
-    record, r, k = find_action(2, lambda m, mv: m.drawn >= 0)
+    record, r, k, _ = find_action(2, lambda m, mv: m.drawn >= 0)
     record["rounds"][r]["actions"][k] = "draw"
     problem = only_problem(record)
     assert (problem["round"], problem["action"], problem["kind"]) == (r, k, "must_place_drawn")
 
 
 def test_pass_while_a_draw_was_possible() -> None:
-    record, r, k = find_action(2, lambda m, mv: mv.kind.name == "DRAW")
+    record, r, k, _ = find_action(2, lambda m, mv: mv.kind.name == "DRAW")
     record["rounds"][r]["actions"][k] = "pass"
     problem = only_problem(record)
     assert (problem["round"], problem["action"], problem["kind"]) == (r, k, "cannot_pass")
@@ -343,20 +337,9 @@ def test_won_match_record_has_no_end_claim_in_its_last_round() -> None:
 
 
 def test_playing_a_tile_from_another_seats_hand_is_play_out_of_turn() -> None:
-    record, r, k = find_action(2, lambda m, mv: mv.kind.name == "PLACE")
-    rnd = record["rounds"][r]
-    actions = rnd["actions"]
-    # Seat to move at action k is known from the replay; take a tile the other seat was dealt
-    # and still holds, placed on the same side as the recorded move.
-    match = Match(2, target=record["target"], auto_deal=False)
-    logs = bot_match(2, int(record["id"][1:]), ["greedy", "random"]).history
-    for log in logs[:r]:
-        match.deal(log.deal)
-        for mv in log.actions:
-            match.apply(mv)
-    match.deal(logs[r].deal)
-    for mv in logs[r].actions[:k]:
-        match.apply(mv)
+    record, r, k, match = find_action(2, lambda m, mv: mv.kind.name == "PLACE")
+    actions = record["rounds"][r]["actions"]
+    # A tile the other seat still holds, placed on the same side as the recorded move.
     other = 1 - match.turn
     tile = match.hand(other)[0]
     actions[k] = f"{tile}{actions[k][actions[k].index('@') :]}"
@@ -369,7 +352,7 @@ def test_naming_the_mirror_branch_while_branch_a_is_open_is_not_canonical() -> N
     def branch_a_play(match: Match, move: Move) -> bool:
         return move.side is not None and move.side.name == "BRANCH_A"
 
-    record, r, k = find_action(2, branch_a_play)
+    record, r, k, _ = find_action(2, branch_a_play)
     actions = record["rounds"][r]["actions"]
     actions[k] = actions[k].replace("branch_a", "branch_b")
     problem = only_problem(record)
