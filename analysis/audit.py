@@ -71,7 +71,13 @@ class _Auditor:
     def __init__(self, record: MatchRecord, result: AuditResult) -> None:
         self.record = record
         self.result = result
-        self.match = Match(record.seats, target=record.target, auto_deal=False)
+        self.match = Match(
+            record.seats,
+            target=record.target,
+            variant=record.variant,
+            round_limit=record.round_limit,
+            auto_deal=False,
+        )
 
     def problem(self, round: int | None, action: int | None, kind: str, reason: str) -> None:
         self.result.problems.append(Problem(round, action, kind, reason))
@@ -87,7 +93,7 @@ class _Auditor:
     def audit_round(self, r: int, rnd: RecordRound) -> None:
         match = self.match
         if match.phase is Phase.OVER:
-            self.problem(r, None, "after_win", f"the match was already won by seat {match.winner}")
+            self.problem(r, None, "after_win", f"the match was already over: {match.result_text()}")
             raise _Stop
         try:
             match.deal(rnd.deal)
@@ -97,7 +103,9 @@ class _Auditor:
         claimed_points = rnd.claims.points
         for k, move in enumerate(rnd.actions):
             if match.phase is Phase.OVER:
-                self.problem(r, k, "after_win", f"the match was already won by seat {match.winner}")
+                self.problem(
+                    r, k, "after_win", f"the match was already over: {match.result_text()}"
+                )
                 raise _Stop
             if match.phase is Phase.AWAITING_DEAL:
                 end = match.history[-1].end
@@ -191,13 +199,28 @@ class _Auditor:
 
     def audit_match_claims(self) -> None:
         match, record = self.match, self.record
-        if record.winner is not None:
+        if record.winner_claimed and record.winner is None:
+            if match.phase is not Phase.OVER or match.winner is not None:
+                self.problem(
+                    None,
+                    None,
+                    "winner",
+                    f"claimed a draw, but {match.result_text()}"
+                    if match.phase is Phase.OVER
+                    else "claimed a draw, but the match is not over",
+                )
+        elif record.winner is not None:
             if match.winner is None:
                 self.problem(
                     None,
                     None,
                     "winner",
-                    f"claimed seat {record.winner} won, but no side reached {match.target}",
+                    f"claimed seat {record.winner} won, but "
+                    + (
+                        match.result_text()
+                        if match.phase is Phase.OVER
+                        else f"no side reached {match.target}"
+                    ),
                 )
             elif not (0 <= record.winner < match.seats) or (
                 match.teams[record.winner] != match.teams[match.winner]
@@ -219,7 +242,7 @@ def audit_record(obj: object, name: str) -> AuditResult:
     try:
         record = parse_record(obj)
     except MalformedRecord as e:
-        result.problems.append(Problem(e.round, e.action, "malformed", e.reason))
+        result.problems.append(Problem(e.round, e.action, e.kind, e.reason))
         return result
     _Auditor(record, result).run()
     return result

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.engine import Match, Move, Phase, RandomBot, play_match
+from service.engine import Match, Move, Phase, RandomBot, play_match, view
 
 SEAT_COUNTS = (2, 3, 4)
 TARGET_MATCHES_PER_S_2 = 300.0
@@ -87,7 +87,7 @@ def sample_states(
             if match.phase is Phase.AWAITING_DEAL:
                 match.deal()
                 continue
-            move = bots[match.turn].choose(match)
+            move = bots[match.turn].choose(view(match, match.turn))
             states.append((match.copy(keep_history=False), move))
             match.apply(move)
         samples.extend(rng.sample(states, min(per_match, len(states))))

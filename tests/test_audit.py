@@ -84,11 +84,11 @@ def test_unknown_tile_is_malformed_at_its_round() -> None:
     assert (problem["round"], problem["action"], problem["kind"]) == (1, None, "malformed")
 
 
-def test_unreadable_action_is_malformed_at_its_action() -> None:
+def test_unreadable_action_is_unparsable_at_its_action() -> None:
     record = make_record()
     record["rounds"][0]["actions"][3] = "1-4@banana"
     problem = only_problem(record)
-    assert (problem["round"], problem["action"], problem["kind"]) == (0, 3, "malformed")
+    assert (problem["round"], problem["action"], problem["kind"]) == (0, 3, "unparsable_action")
 
 
 @pytest.mark.parametrize(

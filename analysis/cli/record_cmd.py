@@ -7,7 +7,7 @@ import json
 import click
 
 from analysis.simulate import bot_records
-from service.engine import Match, Phase, make_bot
+from service.engine import Match, Phase, make_bot, parse_bots, view
 from service.engine.bots import BOTS
 
 BOTS_NAMES = tuple(BOTS)
@@ -24,13 +24,10 @@ _seats_option = click.option(
 
 
 def _bot_list(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    for name in names:
-        if name not in BOTS_NAMES:
-            raise click.BadParameter(f"no bot named {name!r} (one of {', '.join(BOTS_NAMES)})")
-    if not names:
-        raise click.BadParameter("name at least one bot")
-    return names
+    try:
+        return list(parse_bots(text))
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 @click.command()
@@ -74,7 +71,7 @@ def play(seats: int, seed: int, target: int | None, bots: str) -> None:
         )
         while match.phase is Phase.PLAYING:
             seat = match.turn
-            result = match.apply(players[seat].choose(match))
+            result = match.apply(players[seat].choose(view(match, seat)))
             line = f"  seat {seat}: {result.move}"
             if result.drawn is not None:
                 line += f" ({result.drawn})"
