@@ -54,9 +54,9 @@ def test_records_written_by_the_engine_audit_ok(seats: int) -> None:
 
 
 def test_not_json_line_is_malformed_and_the_rest_still_audited() -> None:
-    good = json.dumps(make_record())
-    results = [r.to_json() for r in audit_lines(["{not json", good, "", good])]
-    assert [r["id"] for r in results] == ["line:1", "m1", "m1"]
+    good, other = json.dumps(make_record(2, 1)), json.dumps(make_record(2, 2))
+    results = [r.to_json() for r in audit_lines(["{not json", good, "", other])]
+    assert [r["id"] for r in results] == ["line:1", "m1", "m2"]
     assert results[0]["problems"] == [
         {
             "round": None,
