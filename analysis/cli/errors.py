@@ -36,6 +36,11 @@ class InternalError(click.ClickException):
     exit_code = INTERNAL_ERROR
 
 
+def first_line(text: str) -> str:
+    """A library's message in one line: DuckDB follows its first line with the query and a caret."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), text)
+
+
 def show_tracebacks() -> bool:
     """SNIFF_TRACEBACK=1 lets unexpected exceptions through, for a developer to see where."""
     return os.environ.get("SNIFF_TRACEBACK", "") not in ("", "0")
@@ -70,7 +75,7 @@ def check_port_free(host: str, port: int) -> None:
         raise Misuse(f"cannot listen on {host}:{port}: the port is in use by another process")
 
 
-def startup_failure(exc: Exception, address: str) -> Misuse | None:
+def startup_failure(exc: Exception, address: str, db_path: str) -> Misuse | None:
     """The one-line refusal of a service that could not start, or None for an unexpected error.
 
     The log cannot be opened (a path that cannot be created, a file that is
@@ -80,7 +85,8 @@ def startup_failure(exc: Exception, address: str) -> Misuse | None:
     from service.storage import StorageError
 
     if isinstance(exc, StorageError | OSError):
-        return Misuse(str(exc))
+        text = str(exc)
+        return Misuse(text if db_path in text else f"{db_path}: {text}")
     if isinstance(exc, RuntimeError) and "bind" in str(exc).lower():  # grpc's refusal to bind
         return Misuse(f"cannot listen on {address}: the address is in use or not available here")
     return None
