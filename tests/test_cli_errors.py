@@ -77,23 +77,13 @@ NOT_A_LOG: list[Callable[[Path], Path]] = [junk_file, text_file, other_duckdb]
 
 
 @pytest.mark.parametrize("make", NOT_A_LOG, ids=lambda f: f.__name__)
-def test_serve_on_a_file_that_is_not_an_event_log_is_one_line_exit_2_and_leaves_it_alone(
-    tmp_path: Path, make: Callable[[Path], Path]
+@pytest.mark.parametrize("command", [["serve", "--port", "0"], ["query", "SELECT 1"]], ids=" ".join)
+def test_a_file_that_is_not_an_event_log_is_one_line_exit_2_and_left_alone(
+    tmp_path: Path, make: Callable[[Path], Path], command: list[str]
 ) -> None:
     path = make(tmp_path)
     before = digest(path)
-    result = sniff("serve", "--port", "0", "--db", str(path), cwd=tmp_path)
-    assert_one_line_misuse(result, str(path))
-    assert digest(path) == before
-
-
-@pytest.mark.parametrize("make", NOT_A_LOG, ids=lambda f: f.__name__)
-def test_query_on_a_file_that_is_not_an_event_log_is_one_line_exit_2(
-    tmp_path: Path, make: Callable[[Path], Path]
-) -> None:
-    path = make(tmp_path)
-    before = digest(path)
-    result = sniff("query", "SELECT 1", "--db", str(path), cwd=tmp_path)
+    result = sniff(*command, "--db", str(path), cwd=tmp_path)
     assert_one_line_misuse(result, str(path))
     assert digest(path) == before
 

@@ -14,7 +14,6 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from analysis.cli.formats import cell_text, json_text
 from analysis.cli.main import cli
 from analysis.cli.params import PARAM
 from service.storage import EventLog
-from tests.service_helpers import free_port, wait_serving
+from tests.test_cli_service import served  # noqa: F401 - a fixture, used by name
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
 
@@ -64,28 +63,10 @@ def query_args(db: Path, sql: str, *params: str, fmt: str = "jsonl") -> list[str
 
 @pytest.fixture
 def log(tmp_path: Path) -> Path:
+    """An empty event log at the path the `served` fixture serves."""
     db = tmp_path / "log.duckdb"
     EventLog(db).close()
     return db
-
-
-@pytest.fixture
-def live(log: Path, tmp_path: Path) -> Iterator[Path]:
-    """A real `sniff serve` process holding `log`; yields the log's path."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [*SNIFF, "serve", "--port", str(port), "--db", str(log)],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_serving(f"127.0.0.1:{port}", proc=proc)
-        yield log
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def offline(db: Path, sql: str, *params: str, fmt: str = "jsonl") -> str:
@@ -179,7 +160,7 @@ def test_typed_parameters_and_huge_integers_behave_the_same_offline_and_through_
     expected = [offline(log, sql, *params, fmt=fmt) for sql, params, fmt in cases]
     offline_refusal = CliRunner().invoke(cli, refused)
 
-    request.getfixturevalue("live")  # now a service holds the file
+    request.getfixturevalue("served")  # now a `sniff serve` process holds the same file
     for (sql, params, fmt), want in zip(cases, expected, strict=True):
         got = run(*query_args(log, sql, *params, fmt=fmt), cwd=tmp_path)
         assert got.returncode == 0, got.stderr
