@@ -140,6 +140,14 @@ def test_audit_of_a_binary_file_reports_its_lines_without_a_traceback(tmp_path: 
     assert_one_line_misuse(sniff("audit", str(tmp_path / "none"), cwd=tmp_path), "cannot read")
 
 
+def test_record_to_a_path_it_cannot_write_is_one_line_exit_2(tmp_path: Path) -> None:
+    a_file = text_file(tmp_path)
+    for path in (tmp_path, a_file / "out.jsonl"):
+        assert_one_line_misuse(
+            sniff("record", "-o", str(path), cwd=tmp_path), f"cannot write {path}"
+        )
+
+
 # -- numbers out of their documented range ------------------------------------------------
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
+from typing import TextIO
 
 import click
 
+from analysis.cli.errors import Misuse
 from analysis.cli.options import (
     RECORD_MATCHES_MAX,
     check_seed_run,
@@ -42,19 +46,28 @@ def _bot_list(text: str) -> list[str]:
 @target_option
 @_bots_option
 @click.option(
-    "-o", "--output", type=click.File("w", encoding="utf-8"), default="-", help="Default: stdout."
+    "-o", "--output", type=click.Path(allow_dash=True), default="-", help="Default: stdout."
 )
-def record(
-    seats: int, count: int, seed: int, target: int | None, bots: str, output: click.utils.LazyFile
-) -> None:
+def record(seats: int, count: int, seed: int, target: int | None, bots: str, output: str) -> None:
     """Play matches between bots and write them as RECORD.md JSON Lines with full claims.
 
     Example: sniff record --seats 4 --matches 100 --bots greedy,random -o matches.jsonl
     """
     check_seed_run(seed, count)
     names = _bot_list(bots)
-    for rec in bot_records(seats, count, seed, names, target):
-        output.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    with _open_output(output) as out:
+        for rec in bot_records(seats, count, seed, names, target):
+            out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+def _open_output(path: str) -> contextlib.AbstractContextManager[TextIO]:
+    """Standard output for '-'; a file that cannot be written is misuse (one line, exit 2)."""
+    if path == "-":
+        return contextlib.nullcontext(sys.stdout)
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise Misuse(f"cannot write {path}: {e.strerror or e}") from None
 
 
 @click.command()
