@@ -48,7 +48,8 @@ def cli() -> None:
 
     Exit status of every command: 0 done (an audit: every match ok), 1 a
     problem found or met (an audit's problems, a refused query), 2 misuse (a
-    bad option, a file that is not what the command needs, a port in use).
+    bad option, a file that is not what the command needs, a port in use),
+    70 an internal error (a bug; SNIFF_TRACEBACK=1 shows where).
     """
 
 
