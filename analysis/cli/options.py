@@ -15,6 +15,7 @@ import click
 
 from analysis.cli.errors import Misuse
 from service.defaults import DEFAULT_DB
+from service.engine.dealing import SEED_LIMIT
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -22,8 +23,8 @@ TARGET_MIN = 5
 """The smallest score a placement makes: a lower target would be won before play starts."""
 TARGET_MAX = 10_000
 """Forty times the usual target: a bot match to it still ends in a second or so."""
-SEED_MAX = 2**64 - 1
-"""Seeds are unsigned 64-bit numbers, as in the service's CreateMatch."""
+SEED_MAX = SEED_LIMIT - 1
+"""Seeds are unsigned 64-bit numbers, as in the engine's deals and the service's CreateMatch."""
 RECORD_MATCHES_MAX = 1_000_000
 DEMO_MATCHES_MAX = 100
 
