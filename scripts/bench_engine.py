@@ -11,6 +11,11 @@ For 2, 3 and 4 seats this prints, as the median (min..max) of several runs:
   repeated in a tight loop timed with `perf_counter_ns`, minus the cost of
   the same empty loop, and the median is taken over the sampled states.
 
+`--variant` picks the Sniff variant (RULES.md §10; `all` runs each in turn).
+Variant matches get a round limit (`--round-limit`, default 40 for the
+variants, none for American) because weak play in the stubby variants may
+never reach the target.
+
 `--profile` runs cProfile over 2-seat matches and prints the top functions
 by own time. Every run plays the same seeded matches, so the spread between
 runs is the machine's noise, not the workload's.
@@ -37,9 +42,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from service.engine import Match, Move, Phase, RandomBot, play_match, view
+from service.engine import VARIANTS, Match, Move, Phase, RandomBot, play_match, view
 
 SEAT_COUNTS = (2, 3, 4)
+VARIANT_LIMIT = 40
+"""The default round limit of variant matches (American: none, as before variants existed)."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    variant: str = "american"
+    round_limit: int | None = None
+
+    def match(self, seats: int, seed: int) -> Match:
+        return Match(seats, seed=seed, variant=self.variant, round_limit=self.round_limit)
+
+
+RULES = Rules()
+"""The rules every match of this run is played under (set once by `main`)."""
 TARGET_MATCHES_PER_S_2 = 300.0
 TARGET_US_PER_ACTION = 10.0
 
@@ -69,7 +89,7 @@ def play(seats: int, count: int, first_seed: int = 0) -> tuple[float, float, int
     start = time.perf_counter()
     for i in range(count):
         seed = first_seed + i
-        match = play_match(Match(seats, seed=seed), bots_for(seats, seed))
+        match = play_match(RULES.match(seats, seed), bots_for(seats, seed))
         rounds += len(match.history)
         actions += match.move_count
     return time.perf_counter() - start, time.process_time() - cpu, rounds, actions
@@ -82,7 +102,7 @@ def sample_states(
     rng = random.Random(seed)
     samples: list[tuple[Match, Move]] = []
     for i in range(matches):
-        match = Match(seats, seed=seed + i)
+        match = RULES.match(seats, seed + i)
         bots = bots_for(seats, seed + i)
         states: list[tuple[Match, Move]] = []
         while match.phase is not Phase.OVER:
@@ -226,6 +246,8 @@ def bench(
         f"one thread; micro-timings on {sample_matches}x{per_match} sampled states, "
         f"{reps} legal_moves() / {apply_reps} apply() calls each"
     )
+    limit = "none" if RULES.round_limit is None else RULES.round_limit
+    print(f"variant {RULES.variant}, round limit {limit}")
     print(
         f"python {sys.version.split()[0]}; figures are median (min..max) over runs; "
         "'cpu' figures use this process's CPU time, so time spent descheduled on a busy "
@@ -349,7 +371,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--json", action="store_true", help="print the figures as one JSON object, for programs"
     )
+    p.add_argument("--variant", choices=[*VARIANTS, "all"], default="american")
+    p.add_argument(
+        "--round-limit",
+        type=int,
+        default=None,
+        help=f"round limit of each match (default: none for american, {VARIANT_LIMIT} otherwise)",
+    )
     args = p.parse_args(argv)
+    if args.variant == "all":
+        status = 0
+        for name in VARIANTS:
+            rest = [a for a in (argv if argv is not None else sys.argv[1:])]
+            i = rest.index("--variant")
+            rest[i + 1] = name
+            status |= main(rest)
+            print()
+        return status
+    global RULES
+    limit = args.round_limit
+    if limit is None and args.variant != "american":
+        limit = VARIANT_LIMIT
+    RULES = Rules(args.variant, limit)
     if args.profile:
         matches = 20 if args.quick else args.profile_matches
         if not args.json:
