@@ -15,6 +15,7 @@ import click
 
 from analysis.cli.errors import Misuse
 from service.defaults import DEFAULT_DB
+from service.engine import VARIANTS
 from service.engine.dealing import SEED_LIMIT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -25,6 +26,8 @@ TARGET_MAX = 10_000
 """Forty times the usual target: a bot match to it still ends in a second or so."""
 SEED_MAX = SEED_LIMIT - 1
 """Seeds are unsigned 64-bit numbers, as in the engine's deals and the service's CreateMatch."""
+ROUND_LIMIT_MAX = 1_000
+"""A round limit beyond any real match: 1,000 rounds is hours of play."""
 RECORD_MATCHES_MAX = 1_000_000
 DEMO_MATCHES_MAX = 100
 
@@ -92,3 +95,22 @@ def check_seed_run(seed: int, count: int) -> None:
             f"--seed {seed} with --matches {count} runs past the largest seed (2^64-1)",
             param_hint="--seed",
         )
+
+
+variant_option = click.option(
+    "--variant",
+    type=click.Choice(list(VARIANTS)),
+    default="american",
+    show_default=True,
+    help="The Sniff variant (RULES.md §10): "
+    + "; ".join(f"{v.name}: {v.summary}" for v in VARIANTS.values())
+    + ".",
+)
+
+round_limit_option = click.option(
+    "--round-limit",
+    type=click.IntRange(1, ROUND_LIMIT_MAX),
+    default=None,
+    help="End the match after this many rounds, won by the side ahead or drawn (RULES.md §8). "
+    f"1 to {ROUND_LIMIT_MAX:,}; default: no limit.",
+)
