@@ -160,6 +160,7 @@ class Match:
     __slots__ = (
         "bone_pos",
         "boneyard",
+        "draw_seats",
         "drawn",
         "hands",
         "history",
@@ -218,6 +219,8 @@ class Match:
         self.hands = [0] * seats
         self.boneyard: list[Tile] = []
         self.bone_pos = 0
+        self.draw_seats: list[Seat] = []
+        """Who drew each boneyard tile drawn so far this round, in draw order."""
         self.layout = Layout(self.variant)
         self.turn: Seat = -1
         self.leader: Seat = -1
@@ -340,6 +343,7 @@ class Match:
         if kind is MoveKind.DRAW:
             t = self.boneyard[self.bone_pos]
             self.bone_pos += 1
+            self.draw_seats.append(s)
             self.hands[s] |= BIT[t]
             if BIT[t] & self.layout.playable:
                 self.drawn = t
@@ -418,6 +422,7 @@ class Match:
         self.hands = [sum(BIT[t] for t in h) for h in deal.hands]
         self.boneyard = list(deal.boneyard)
         self.bone_pos = 0
+        self.draw_seats = []
         self.layout = Layout(self.variant)
         self.leader = self.turn = deal.leader
         self.drawn = -1
@@ -473,6 +478,7 @@ class Match:
         other.hands = self.hands[:]
         other.boneyard = self.boneyard
         other.bone_pos = self.bone_pos
+        other.draw_seats = self.draw_seats[:]
         other.layout = self.layout.copy()
         other.turn = self.turn
         other.leader = self.leader

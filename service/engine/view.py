@@ -50,6 +50,8 @@ class SeatView(NamedTuple):
     winner: Seat | None
     round_actions: tuple[Move, ...]
     """Every action of the current round in order (a draw does not say what it took)."""
+    own_draws: tuple[Tile, ...]
+    """The tiles the viewer drew this round, in draw order (all draws, for the observer)."""
     ends_sum: int
     legal: tuple[Move, ...]
     """The viewer's lawful actions when it is the viewer's turn, in canonical order."""
@@ -147,6 +149,7 @@ def view(match: Match, seat: Seat | None) -> SeatView:
             TILES[drawn] if drawn >= 0 and (observer or own_turn) else None,
             match.winner,
             tuple(history[-1].actions) if history else (),
+            _draws_of(match, seat),
             layout.ends,
             tuple(match.legal_moves()) if own_turn else (),
             tuple(layout.covered),
@@ -157,6 +160,15 @@ def view(match: Match, seat: Seat | None) -> SeatView:
             tuple(match.boneyard[match.bone_pos :]) if observer else None,
         )
     )
+
+
+def _draws_of(match: Match, seat: Seat | None) -> tuple[Tile, ...]:
+    seats = match.draw_seats
+    if seat is None:
+        return tuple(match.boneyard[: len(seats)])
+    if seat not in seats:
+        return ()
+    return tuple(t for t, s in zip(match.boneyard, seats, strict=False) if s == seat)
 
 
 _make = SeatView._make
