@@ -36,7 +36,7 @@ and then sampled by walking the same table.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import comb
@@ -194,8 +194,9 @@ class Sampler:
         self._groups = [(key[0], key[1], tiles) for key, tiles in sorted(groups.items())]
         self._capacities = tuple(c.capacity for c in classes)
         self._rest = view.boneyard_size
-        self._count_from = cache(self._count_from_uncached)
-        self.count = self._count_from(0, self._capacities)
+        self._ways = cache(self._ways_uncached)
+        first = len(self._groups[0][2]) if self._groups else 0
+        self.count = self._ways(0, 0, first, self._capacities)
         """How many assignments of tiles to hands and kept draws are consistent (not counting
         the orders of kept draws within a turn and of the boneyard, which are free)."""
         if self.count == 0:
@@ -217,37 +218,30 @@ class Sampler:
         return True
 
     # -- counting and sampling -------------------------------------------
+    #
+    # `_ways(g, i, left, caps)`: the number of ways to place the `left` tiles of group g
+    # not yet placed into classes i, i+1, … (capacities `caps`), then every later group.
+    # One step decides how many of them class i takes (and, via binomials, which ones
+    # in count only); after the last class the rest of the group goes to the boneyard,
+    # which a tile placed from a hand may not.
 
-    def _splits(
-        self, fits: tuple[bool, ...], must_place: bool, size: int, capacities: tuple[int, ...]
-    ) -> Iterator[tuple[tuple[int, ...], int]]:
-        """Every way to send `size` tiles of one group to classes it fits (the rest to the
-        boneyard unless `must_place`): (tiles per class, ways to pick which tiles)."""
-        n = len(capacities)
-
-        def walk(
-            i: int, left: int, taken: tuple[int, ...]
-        ) -> Iterator[tuple[tuple[int, ...], int]]:
-            if i == n:
-                if must_place and left:
-                    return
-                yield taken, 1
-                return
-            top = min(left, capacities[i]) if fits[i] else 0
-            for k in range(top + 1):
-                for rest, ways in walk(i + 1, left - k, (*taken, k)):
-                    yield rest, ways * comb(left, k)
-
-        return walk(0, size, ())
-
-    def _count_from_uncached(self, g: int, capacities: tuple[int, ...]) -> int:
-        if g == len(self._groups):
-            return 1 if not any(capacities) else 0
-        fits, must_place, tiles = self._groups[g]
+    def _ways_uncached(self, g: int, i: int, left: int, caps: Split) -> int:
+        groups = self._groups
+        if g == len(groups):
+            return 1 if not any(caps) else 0
+        fits, must_place, _ = groups[g]
+        if i == len(caps):
+            if must_place and left:
+                return 0
+            if g + 1 == len(groups):
+                return 1 if not any(caps) else 0
+            return self._ways(g + 1, 0, len(groups[g + 1][2]), caps)
+        if not fits[i] or not caps[i] or not left:
+            return self._ways(g, i + 1, left, caps)
         total = 0
-        for taken, ways in self._splits(fits, must_place, len(tiles), capacities):
-            after = tuple(c - t for c, t in zip(capacities, taken, strict=True))
-            total += ways * self._count_from(g + 1, after)
+        for k in range(min(left, caps[i]) + 1):
+            after = (*caps[:i], caps[i] - k, *caps[i + 1 :])
+            total += comb(left, k) * self._ways(g, i + 1, left - k, after)
         return total
 
     def sample(self, rng: random.Random) -> Deal:
@@ -255,26 +249,26 @@ class Sampler:
         view = self.view
         history = self._history
         classes = history.classes
-        capacities = self._capacities
         members: list[list[Tile]] = [[] for _ in classes]
         rest: list[Tile] = []
-        for g, (fits, must_place, tiles) in enumerate(self._groups):
-            options = []
-            weights = []
-            for taken, ways in self._splits(fits, must_place, len(tiles), capacities):
-                after = tuple(c - t for c, t in zip(capacities, taken, strict=True))
-                weight = ways * self._count_from(g + 1, after)
-                if weight:
-                    options.append((taken, after))
-                    weights.append(weight)
-            taken, capacities = _choose(rng, options, weights)
+        caps = self._capacities
+        for g, (fits, _, tiles) in enumerate(self._groups):
             shuffled = list(tiles)
             rng.shuffle(shuffled)
-            at = 0
-            for i, k in enumerate(taken):
-                members[i].extend(shuffled[at : at + k])
-                at += k
-            rest.extend(shuffled[at:])
+            left = len(shuffled)
+            for i in range(len(caps)):
+                if not fits[i] or not caps[i] or not left:
+                    continue
+                weights = []
+                for k in range(min(left, caps[i]) + 1):
+                    after = (*caps[:i], caps[i] - k, *caps[i + 1 :])
+                    weights.append(comb(left, k) * self._ways(g, i + 1, left - k, after))
+                k = _choose(rng, weights)
+                members[i].extend(shuffled[:k])
+                shuffled = shuffled[k:]
+                left -= k
+                caps = (*caps[:i], caps[i] - k, *caps[i + 1 :])
+            rest.extend(shuffled)
         seats = view.seats
         viewer = view.viewer
         assert viewer is not None
@@ -307,17 +301,12 @@ class Sampler:
         return position_of(self.view, deal)
 
 
-def _choose(
-    rng: random.Random,
-    options: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
-    weights: Sequence[int],
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """One option with probability proportional to its exact integer weight."""
-    total = sum(weights)
-    r = rng.randrange(total)
-    for option, weight in zip(options, weights, strict=True):
+def _choose(rng: random.Random, weights: Sequence[int]) -> int:
+    """An index with probability proportional to its exact integer weight."""
+    r = rng.randrange(sum(weights))
+    for index, weight in enumerate(weights):
         if r < weight:
-            return option
+            return index
         r -= weight
     raise AssertionError("weights exhausted")
 
