@@ -53,6 +53,11 @@ from service.engine.prng import Xoshiro256, check_seed
 from service.engine.rules import SEAT_COUNTS, deduction, team_count, team_of
 from service.engine.tiles import BIT, FULL_SET, SET_SIZE, pips_of
 from service.engine.variants import VARIANTS, Orientation, Variant, variant_named
+from service.engine.view import SeatView
+
+
+SCORE_LIMIT: Final = 1 << 30
+"""Targets and scores stay within +-2**30 (the kernel's ints)."""
 
 
 class BadPlayoutState(SniffError):
@@ -192,6 +197,32 @@ class PlayoutState:
             match.drawn,
         )
 
+    @staticmethod
+    def of_view(
+        view: SeatView, hands: Sequence[int], boneyard: Sequence[int], drawn: int = -1
+    ) -> PlayoutState:
+        """A determinization of what `view` shows: its public facts (variant, seats, target,
+        scores, layout, turn) with the hidden tiles a sampler chose (every hand as a bitmask,
+        the viewer's own included, and the boneyard in draw order); `drawn` is the pending
+        placeable draw of the seat to play, if the sample has one."""
+        if view.phase is not Phase.PLAYING or view.turn is None:
+            raise NoRoundInPlay("a playout starts from a round in play")
+        sides = team_count(view.seats)
+        scores = [0] * sides
+        for seat, score in enumerate(view.scores):
+            scores[view.teams[seat]] = score
+        return PlayoutState(
+            view.variant,
+            view.seats,
+            view.target,
+            tuple(scores),
+            view.placements,
+            tuple(hands),
+            tuple(boneyard),
+            view.turn,
+            drawn,
+        )
+
     def layout(self) -> Layout:
         """A fresh copy of the layout the placements build."""
         return _layout_of(self.variant, self.placements).copy()
@@ -209,12 +240,12 @@ class PlayoutState:
         seats = self.seats
         if isinstance(seats, bool) or seats not in SEAT_COUNTS:
             raise BadPlayoutState(f"Sniff is played by 2, 3 or 4 seats, not {seats!r}")
-        if not isinstance(self.target, int) or self.target <= 0:
-            raise BadPlayoutState(f"a target is a positive integer, not {self.target!r}")
+        if not isinstance(self.target, int) or not 0 < self.target <= SCORE_LIMIT:
+            raise BadPlayoutState(f"a target is an integer from 1 to 2**30, not {self.target!r}")
         sides = team_count(seats)
         if len(self.scores) != sides or not all(isinstance(s, int) for s in self.scores):
             raise BadPlayoutState(f"{seats} seats keep {sides} scores, not {self.scores!r}")
-        if any(not -(1 << 30) < s < self.target for s in self.scores):
+        if any(not -SCORE_LIMIT <= s < self.target for s in self.scores):
             raise BadPlayoutState(
                 f"scores {self.scores} leave no round to play: a side has reached the "
                 f"target {self.target} (or the score is absurd)"
