@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from analysis.cli.audit_cmd import audit
 from analysis.cli.record_cmd import play, record
 from analysis.cli.service_cmd import demo, query, serve
 
+try:
+    from service.engine.playout import BACKEND as PLAYOUT_BACKEND
+except ImportError as e:  # SNIFF_KERNEL asks for a playout backend this install lacks
+    sys.stderr.write(f"sniff: {e}\n")
+    sys.exit(2)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="american-sniff")
+@click.version_option(
+    package_name="american-sniff",
+    message=f"%(prog)s, version %(version)s (playout kernel: {PLAYOUT_BACKEND})",
+)
 def cli() -> None:
     """American Sniff: rules engine, match records, audits and simulations."""
 
