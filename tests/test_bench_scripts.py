@@ -62,3 +62,15 @@ def test_bench_service_quick_prints_its_figures() -> None:
     assert re.search(r"OK\s+log on disk: action events in DuckDB == acknowledged applies", out)
     assert "OK   log on disk: server exits 0 after SIGTERM" in out, out
     assert "FAIL" not in out, out
+
+
+def test_bench_kernel_quick_prints_its_figures() -> None:
+    out = run_script("bench_kernel.py", "--quick", timeout=300)
+    for seats in (2, 3, 4):
+        for policy in ("random", "greedy"):
+            assert re.search(rf"^\s+{seats}\s+{policy}\s+[\d,]+ \(", out, re.MULTILINE), out
+        for backend in ("c", "python"):
+            assert re.search(rf"^\s+{seats}\s+{backend}\s+[\d,]+ \(", out, re.MULTILINE), out
+    assert "kernel built" in out, out
+    assert re.search(r"target: >= 2,000,000 kernel actions/s per core -> least median", out), out
+    assert re.search(r"target: kernel >= 20x the engine per action", out), out
