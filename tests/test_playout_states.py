@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +17,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine import BERNDT, IllegalMove, Match, Move, Phase, SeatView, make_bot, view
+from service.engine import (
+    BERNDT,
+    VARIANTS,
+    IllegalMove,
+    Match,
+    Move,
+    Phase,
+    SeatView,
+    make_bot,
+    view,
+)
 from service.engine.playout import (
     KERNEL_AVAILABLE,
     BadPlayoutState,
     PlayoutState,
+    Policy,
     code_of,
     move_of,
     playout,
@@ -241,3 +253,108 @@ def test_sniff_version_says_which_playout_backend_is_in_use() -> None:
     assert bad.returncode == 2
     assert bad.stderr.startswith("sniff: SNIFF_KERNEL='fast'"), bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# -- the kernel and the reference refuse the same states ------------------------------
+
+_BASES: list[PlayoutState] = []
+
+
+def _bases() -> list[PlayoutState]:
+    if not _BASES:
+        for i, variant in enumerate(("american", "stubby", "berndt", "british")):
+            for seats in (2, 3, 4):
+                for actions in (0, 3, 11):
+                    try:
+                        match = midround(
+                            seats, seed=i * 10 + seats, actions=actions, variant=variant
+                        )
+                    except AssertionError:
+                        continue
+                    _BASES.append(PlayoutState.of_match(match))
+    return _BASES
+
+
+def _mutated(state: PlayoutState, rng: random.Random) -> tuple[Any, ...]:
+    """The packed state with a few random changes, lawful or not."""
+    variant, seats, target, scores, placements, hands, bone, turn, drawn = state._packed
+    scores, placements = list(scores), list(placements)  # type: ignore[call-overload]
+    hands, bone = list(hands), list(bone)  # type: ignore[call-overload]
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(9)
+        if op == 0 and bone:  # a boneyard tile into a hand: lawful
+            hands[rng.randrange(seats)] |= 1 << bone.pop(rng.randrange(len(bone)))
+        elif op == 1:  # a tile from one hand to another
+            src = rng.randrange(seats)
+            if hands[src]:
+                low = hands[src] & -hands[src]
+                hands[src] ^= low
+                hands[rng.randrange(seats)] |= low
+        elif op == 2:  # take back the last placement into a hand
+            if placements:
+                code = placements.pop()
+                hands[rng.randrange(seats)] |= 1 << (code >> 2 & 31)
+        elif op == 3:
+            rng.shuffle(bone)
+        elif op == 4 and bone:
+            bone.pop()
+        elif op == 5:
+            turn = rng.randrange(-1, seats + 1)
+        elif op == 6:
+            drawn = rng.randrange(-1, 28)
+        elif op == 7:
+            scores[rng.randrange(len(scores))] = rng.randrange(-300, 300)
+        else:
+            hands[rng.randrange(seats)] ^= 1 << rng.randrange(28)
+    return (
+        variant,
+        seats,
+        target,
+        tuple(scores),
+        tuple(placements),
+        tuple(hands),
+        tuple(bone),
+        turn,
+        drawn,
+    )
+
+
+def _unpacked(packed: tuple[Any, ...]) -> PlayoutState:
+    variant, seats, target, scores, placements, hands, bone, turn, drawn = packed
+    return PlayoutState(
+        list(VARIANTS.values())[variant],
+        seats,
+        target,
+        scores,
+        tuple(move_of(c) for c in placements),
+        hands,
+        bone,
+        turn,
+        drawn,
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 1 << 32))
+def test_kernel_and_reference_accept_the_same_states(seed: int) -> None:
+    if not KERNEL_AVAILABLE:
+        pytest.fail("the C playout kernel is not built (pip install -e .)")
+    from service.engine import _kernel
+
+    rng = random.Random(seed)
+    base = rng.choice(_bases())
+    packed = _mutated(base, rng)
+    policies = tuple(rng.randrange(2) for _ in range(packed[1]))
+    try:
+        state = _unpacked(packed)
+    except ValueError:
+        state = None
+    try:
+        fast = _kernel.playout(packed, policies, seed, -1, True)
+    except ValueError:
+        fast = None
+    assert (state is None) == (fast is None), (packed, state, fast)
+    if state is not None and fast is not None:
+        pols = tuple(Policy(p) for p in policies)
+        ref = playout(state, pols, seed, record=True, backend="python")
+        assert playout(state, pols, seed, record=True, backend="c") == ref
