@@ -43,7 +43,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from service.engine.errors import IllegalMove, NoRoundInPlay, SniffError
 from service.engine.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
@@ -54,7 +54,6 @@ from service.engine.rules import SEAT_COUNTS, deduction, team_count, team_of
 from service.engine.tiles import BIT, FULL_SET, SET_SIZE, pips_of
 from service.engine.variants import VARIANTS, Orientation, Variant, variant_named
 from service.engine.view import SeatView
-
 
 SCORE_LIMIT: Final = 1 << 30
 """Targets and scores stay within +-2**30 (the kernel's ints)."""
@@ -136,9 +135,21 @@ def move_of(code: int) -> Move:
 # -- the state ------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=512)
-def _layout_of(variant: Variant, placements: tuple[Move, ...]) -> Layout:
-    """The layout those placements build, each checked by the engine (shared: copy it)."""
+class _Board(NamedTuple):
+    """A layout built from its placements, with what states made on it need of it."""
+
+    layout: Layout
+    """Shared between states: copy it before placing anything."""
+    tiles: int
+    """Bitmask of the tiles on the layout."""
+    codes: tuple[int, ...]
+    """The placements' move codes, for the kernel."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _board_of(variant: Variant, placements: tuple[Move, ...]) -> _Board:
+    """The layout those placements build, each checked by the engine; cached, so that the
+    many states of one position (sampled hidden tiles) build and check it once."""
     layout = Layout(variant)
     for i, move in enumerate(placements):
         if not isinstance(move, Move) or not move.is_placement:
@@ -148,7 +159,11 @@ def _layout_of(variant: Variant, placements: tuple[Move, ...]) -> Layout:
         except IllegalMove as e:
             raise BadPlayoutState(f"placement {i} ({move}) is not legal: {e}") from None
         layout.place(move)
-    return layout
+    tiles = 0
+    for move in placements:
+        assert move.tile is not None
+        tiles |= BIT[move.tile]
+    return _Board(layout, tiles, tuple(code_of(m) for m in placements))
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,11 +240,11 @@ class PlayoutState:
 
     def layout(self) -> Layout:
         """A fresh copy of the layout the placements build."""
-        return _layout_of(self.variant, self.placements).copy()
+        return _board_of(self.variant, self.placements).layout.copy()
 
     def legal_moves(self) -> list[Move]:
         """The seat to play's lawful actions, in the engine's canonical order."""
-        layout = _layout_of(self.variant, self.placements)
+        layout = _board_of(self.variant, self.placements).layout
         return legal_moves_of(layout, self.hands[self.turn], self.drawn, len(self.boneyard))
 
     @property
@@ -268,8 +283,8 @@ class PlayoutState:
             if seen & BIT[t]:
                 raise BadPlayoutState(f"tile {t} is in the boneyard and in a hand, or twice")
             seen |= BIT[t]
-        layout = _layout_of(self.variant, self.placements)
-        on_layout = sum(BIT[t] for t in range(SET_SIZE) if layout.covered[t] >= 0)
+        board = _board_of(self.variant, self.placements)
+        layout, on_layout = board.layout, board.tiles
         if on_layout & seen:
             raise BadPlayoutState("a tile on the layout is also in a hand or the boneyard")
         if on_layout | seen != FULL_SET:
@@ -294,7 +309,7 @@ class PlayoutState:
             self.seats,
             self.target,
             self.scores,
-            tuple(code_of(m) for m in self.placements),
+            _board_of(self.variant, self.placements).codes,
             self.hands,
             self.boneyard,
             self.turn,
