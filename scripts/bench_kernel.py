@@ -132,7 +132,9 @@ def rollouts_per_s(
     return total / max(w for w, _ in times), total / max(c for _, c in times)
 
 
-def bench(states_per_seat: int, runs: int, c_reps: int, py_reps: int, roll_reps: int) -> int:
+def bench(
+    states_per_seat: int, runs: int, c_reps: int, py_reps: int, roll_reps: int, only: str = ""
+) -> int:
     backends = ["c", "python"] if KERNEL_AVAILABLE else ["python"]
     print(
         f"playout benchmark: {states_per_seat} start states per seat count, {runs} runs; "
@@ -150,7 +152,7 @@ def bench(states_per_seat: int, runs: int, c_reps: int, py_reps: int, roll_reps:
     print("-" * len(header))
     worst_c: list[float] = []
     speedups: list[float] = []
-    for seats in SEAT_COUNTS:
+    for seats in SEAT_COUNTS if only != "rollouts" else ():
         matches = sample_matches(seats, states_per_seat, seed=seats)
         states = [PlayoutState.of_match(m) for m in matches]
         for policy in POLICIES:
@@ -185,7 +187,7 @@ def bench(states_per_seat: int, runs: int, c_reps: int, py_reps: int, roll_reps:
     )
     print(header)
     print("-" * len(header))
-    for seats in SEAT_COUNTS:
+    for seats in SEAT_COUNTS if only != "actions" else ():
         for backend in backends:
             reps = roll_reps if backend == "c" else max(1, roll_reps // 200)
             one = [rollouts_per_s(seats, states_per_seat, backend, reps, 1) for _ in range(runs)]
@@ -207,7 +209,7 @@ def bench(states_per_seat: int, runs: int, c_reps: int, py_reps: int, roll_reps:
             f"target: kernel >= {TARGET_SPEEDUP}x the engine per action -> least median "
             f"{low:.0f}x ({'met' if low >= TARGET_SPEEDUP else 'NOT met'})"
         )
-    else:
+    elif only != "rollouts":
         print("target: the kernel is not built: only the Python figures are measured")
     return 0
 
@@ -219,11 +221,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--c-reps", type=int, default=500, help="kernel playouts per state per run")
     p.add_argument("--py-reps", type=int, default=3, help="Python playouts per state per run")
     p.add_argument("--rollout-reps", type=int, default=2000, help="kernel rollouts per state")
+    p.add_argument("--only", choices=("actions", "rollouts"), default="", help="one part")
     p.add_argument("--quick", action="store_true", help="a fast smoke run")
     args = p.parse_args(argv)
     if args.quick:
-        return bench(states_per_seat=6, runs=2, c_reps=20, py_reps=1, roll_reps=100)
-    return bench(args.states, args.runs, args.c_reps, args.py_reps, args.rollout_reps)
+        return bench(6, runs=2, c_reps=20, py_reps=1, roll_reps=100, only=args.only)
+    return bench(
+        args.states, args.runs, args.c_reps, args.py_reps, args.rollout_reps, only=args.only
+    )
 
 
 if __name__ == "__main__":

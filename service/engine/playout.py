@@ -45,11 +45,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
+from service.engine.dealing import check_seed
 from service.engine.errors import IllegalMove, NoRoundInPlay, SniffError
 from service.engine.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
 from service.engine.match import Match, Phase, legal_moves_of
 from service.engine.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
-from service.engine.prng import Xoshiro256, check_seed
+from service.engine.prng import Xoshiro256
 from service.engine.rules import SEAT_COUNTS, deduction, team_count, team_of
 from service.engine.tiles import BIT, FULL_SET, SET_SIZE, pips_of
 from service.engine.variants import VARIANTS, Orientation, Variant, variant_named

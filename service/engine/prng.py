@@ -28,8 +28,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from service.engine.dealing import SEED_LIMIT, check_seed
+
 MASK64: Final = (1 << 64) - 1
-SEED_LIMIT: Final = 1 << 64
 BELOW_LIMIT: Final = 1 << 32
 _GAMMA: Final = 0x9E3779B97F4A7C15
 
@@ -41,12 +42,6 @@ def splitmix64(x: int) -> tuple[int, int]:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
     return x, z ^ (z >> 31)
-
-
-def check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
-        raise ValueError(f"a playout seed is an integer from 0 to 2**64 - 1, not {seed!r}")
-    return seed
 
 
 class Xoshiro256:
