@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-import pyarrow as pa
 
 from service.engine import Layout, Move, make_bot, points_for
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
@@ -112,26 +111,3 @@ def play_remote_match(
                 move_count,
             )
         turn = reply.turn if reply.HasField("turn") else None
-
-
-def query_remote(address: str, sql: str, params: Sequence[Any] = (), *, token: str) -> pa.Table:
-    """Run a read-only query through a service's Query RPC; the result as one Arrow table.
-
-    `token` is the service's query token (`<db>.owner.json`).
-    """
-    stub = connect(address)
-    request = pb.QueryRequest(sql=sql, parameters=[_param(v) for v in params], token=token)
-    data = b"".join(chunk.arrow_ipc for chunk in stub.Query(request))
-    return pa.ipc.open_stream(data).read_all()
-
-
-def _param(value: Any) -> pb.QueryParameter:
-    if value is None:
-        return pb.QueryParameter(null_value=0)
-    if isinstance(value, bool):
-        return pb.QueryParameter(bool_value=value)
-    if isinstance(value, int):
-        return pb.QueryParameter(int64_value=value)
-    if isinstance(value, float):
-        return pb.QueryParameter(double_value=value)
-    return pb.QueryParameter(string_value=str(value))

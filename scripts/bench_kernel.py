@@ -22,17 +22,24 @@ slower one. The machine is shared: compare ratios within one run.
 
     .venv/bin/python scripts/bench_kernel.py           # full run (~1-2 min)
     .venv/bin/python scripts/bench_kernel.py --quick   # smoke run (seconds)
+    .venv/bin/python scripts/bench_kernel.py --quick --json  # figures for a program
+
+Every run also checks that the kernel and the reference play the same number
+of actions from the same states and seeds (`same actions`; exit 1 if not).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import multiprocessing
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from service.engine import GreedyBot, Match, Phase, RandomBot, make_bot, view
 from service.engine.playout import KERNEL_AVAILABLE, PlayoutState, rollouts
@@ -132,86 +139,118 @@ def rollouts_per_s(
     return total / max(w for w, _ in times), total / max(c for _, c in times)
 
 
-def bench(
+def measure(
     states_per_seat: int, runs: int, c_reps: int, py_reps: int, roll_reps: int, only: str = ""
-) -> int:
+) -> dict[str, Any]:
+    """Every run's figures, per seat count and policy (actions) or backend (rollouts); each
+    run plays the same states with the same seeds. Also checks, per seat count and policy,
+    that the kernel and the reference play the same number of actions from the same seeds
+    (`same_actions`), the differential test's promise in small."""
     backends = ["c", "python"] if KERNEL_AVAILABLE else ["python"]
-    print(
-        f"playout benchmark: {states_per_seat} start states per seat count, {runs} runs; "
-        f"kernel x{c_reps} and Python x{py_reps} playouts per state per run"
-    )
-    print(
-        f"python {sys.version.split()[0]}; kernel {'built' if KERNEL_AVAILABLE else 'NOT built'}; "
-        "figures are median (min..max) over runs, actions/s on CPU time\n"
-    )
-    header = (
-        f"{'seats':>5}  {'policy':>6}  {'c actions/s':>26}  {'python actions/s':>22}  "
-        f"{'engine actions/s':>22}  {'c/python':>8}  {'c/engine':>8}"
-    )
-    print(header)
-    print("-" * len(header))
-    worst_c: list[float] = []
-    speedups: list[float] = []
+    doc: dict[str, Any] = {
+        "kernel_built": KERNEL_AVAILABLE,
+        "states_per_seat": states_per_seat,
+        "runs": runs,
+        "targets": {"actions_per_s": TARGET_ACTIONS_PER_S, "speedup": TARGET_SPEEDUP},
+        "actions": {},
+        "rollouts": {},
+    }
     for seats in SEAT_COUNTS if only != "rollouts" else ():
         matches = sample_matches(seats, states_per_seat, seed=seats)
         states = [PlayoutState.of_match(m) for m in matches]
         for policy in POLICIES:
-            figs: dict[str, list[float]] = {"c": [], "python": [], "engine": []}
+            figs: dict[str, Any] = {f"{b}_actions_per_s": [] for b in (*backends, "engine")}
             for _ in range(runs):
                 for backend in backends:
                     reps = c_reps if backend == "c" else py_reps
                     sec, acts = cpu_timed(playouts_backend, states, policy, backend, reps)
-                    figs[backend].append(acts / sec)
+                    figs[f"{backend}_actions_per_s"].append(acts / sec)
                 sec, acts = cpu_timed(playouts_engine, matches, policy, py_reps)
-                figs["engine"].append(acts / sec)
-            c = statistics.median(figs["c"]) if figs["c"] else float("nan")
-            py = statistics.median(figs["python"])
-            eng = statistics.median(figs["engine"])
-            if figs["c"]:
-                worst_c.append(c)
-                speedups.append(c / eng)
-            print(
-                f"{seats:>5}  {policy:>6}  {summary(figs['c']) if figs['c'] else 'n/a':>26}  "
-                f"{summary(figs['python']):>22}  {summary(figs['engine']):>22}  "
-                f"{c / py:>8.1f}  {c / eng:>8.1f}",
-                flush=True,
-            )
-    print()
-    header = (
-        f"{'seats':>5}  {'backend':>7}  {'rollouts/s 1 process cpu':>28}  "
-        f"{'rollouts/s 1 process wall':>28}  {'rollouts/s 2 processes wall':>28}"
-    )
-    print(
-        "greedy rollouts of a whole round, from its deal to its end (wall time; "
-        "2 processes = both cores):"
-    )
-    print(header)
-    print("-" * len(header))
+                figs["engine_actions_per_s"].append(acts / sec)
+            played = {b: playouts_backend(states, policy, b, py_reps) for b in backends}
+            figs["same_actions"] = len(set(played.values())) == 1
+            doc["actions"][f"{seats}/{policy}"] = figs
     for seats in SEAT_COUNTS if only != "actions" else ():
         for backend in backends:
             reps = roll_reps if backend == "c" else max(1, roll_reps // 200)
             one = [rollouts_per_s(seats, states_per_seat, backend, reps, 1) for _ in range(runs)]
             two = [rollouts_per_s(seats, states_per_seat, backend, reps, 2) for _ in range(runs)]
-            print(
-                f"{seats:>5}  {backend:>7}  {summary([c for _, c in one]):>28}  "
-                f"{summary([w for w, _ in one]):>28}  {summary([w for w, _ in two]):>28}",
-                flush=True,
-            )
-    print()
-    if worst_c:
-        least = min(worst_c)
-        print(
-            f"target: >= {TARGET_ACTIONS_PER_S:,} kernel actions/s per core -> least median "
-            f"{least:,.0f} ({'met' if least >= TARGET_ACTIONS_PER_S else 'NOT met'})"
+            doc["rollouts"][f"{seats}/{backend}"] = {
+                "one_process_cpu": [c for _, c in one],
+                "one_process_wall": [w for w, _ in one],
+                "two_processes_wall": [w for w, _ in two],
+            }
+    return doc
+
+
+def report(doc: dict[str, Any], c_reps: int, py_reps: int) -> int:
+    """Print the figures as tables; exit status 1 if the backends disagreed."""
+    print(
+        f"playout benchmark: {doc['states_per_seat']} start states per seat count, "
+        f"{doc['runs']} runs; kernel x{c_reps} and Python x{py_reps} playouts per state per run"
+    )
+    print(
+        f"python {sys.version.split()[0]}; kernel {'built' if doc['kernel_built'] else 'NOT built'}"
+        "; figures are median (min..max) over runs, actions/s on CPU time\n"
+    )
+    status = 0
+    least_c: list[float] = []
+    speedups: list[float] = []
+    if doc["actions"]:
+        header = (
+            f"{'seats':>5}  {'policy':>6}  {'c actions/s':>26}  {'python actions/s':>22}  "
+            f"{'engine actions/s':>22}  {'c/python':>8}  {'c/engine':>8}  same actions"
         )
-        low = min(speedups)
+        print(header)
+        print("-" * len(header))
+    for key, figs in doc["actions"].items():
+        seats, policy = key.split("/")
+        py = statistics.median(figs["python_actions_per_s"])
+        eng = statistics.median(figs["engine_actions_per_s"])
+        c_values = figs.get("c_actions_per_s", [])
+        c = statistics.median(c_values) if c_values else math.nan
+        if c_values:
+            least_c.append(c)
+            speedups.append(c / eng)
+        same = "OK" if figs["same_actions"] else "FAIL"
+        status |= 0 if figs["same_actions"] else 1
         print(
-            f"target: kernel >= {TARGET_SPEEDUP}x the engine per action -> least median "
-            f"{low:.0f}x ({'met' if low >= TARGET_SPEEDUP else 'NOT met'})"
+            f"{seats:>5}  {policy:>6}  {summary(c_values) if c_values else 'n/a':>26}  "
+            f"{summary(figs['python_actions_per_s']):>22}  "
+            f"{summary(figs['engine_actions_per_s']):>22}  {c / py:>8.1f}  {c / eng:>8.1f}  "
+            f"{same}"
         )
-    elif only != "rollouts":
-        print("target: the kernel is not built: only the Python figures are measured")
-    return 0
+    if doc["rollouts"]:
+        print(
+            "\ngreedy rollouts of a whole round, from its deal to its end (2 processes = "
+            "both cores):"
+        )
+        header = (
+            f"{'seats':>5}  {'backend':>7}  {'rollouts/s 1 process cpu':>28}  "
+            f"{'rollouts/s 1 process wall':>28}  {'rollouts/s 2 processes wall':>28}"
+        )
+        print(header)
+        print("-" * len(header))
+    for key, figs in doc["rollouts"].items():
+        seats, backend = key.split("/")
+        print(
+            f"{seats:>5}  {backend:>7}  {summary(figs['one_process_cpu']):>28}  "
+            f"{summary(figs['one_process_wall']):>28}  "
+            f"{summary(figs['two_processes_wall']):>28}"
+        )
+    if least_c:
+        least, low = min(least_c), min(speedups)
+        print(
+            f"\nkernel actions/s per core, least median: {least:,.0f} "
+            f"(aim >= {TARGET_ACTIONS_PER_S:,})"
+        )
+        print(
+            f"kernel speed-up over the engine per action, least median: {low:.0f}x "
+            f"(aim >= {TARGET_SPEEDUP}x)"
+        )
+    elif doc["actions"]:
+        print("\nthe kernel is not built: only the Python figures are measured")
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -223,12 +262,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rollout-reps", type=int, default=2000, help="kernel rollouts per state")
     p.add_argument("--only", choices=("actions", "rollouts"), default="", help="one part")
     p.add_argument("--quick", action="store_true", help="a fast smoke run")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = p.parse_args(argv)
     if args.quick:
-        return bench(6, runs=2, c_reps=20, py_reps=1, roll_reps=100, only=args.only)
-    return bench(
-        args.states, args.runs, args.c_reps, args.py_reps, args.rollout_reps, only=args.only
-    )
+        sizes = {"states_per_seat": 6, "runs": 2, "c_reps": 20, "py_reps": 1, "roll_reps": 100}
+    else:
+        sizes = {
+            "states_per_seat": args.states,
+            "runs": args.runs,
+            "c_reps": args.c_reps,
+            "py_reps": args.py_reps,
+            "roll_reps": args.rollout_reps,
+        }
+    doc = measure(**sizes, only=args.only)
+    if args.json:
+        print(json.dumps(doc))
+        agree = all(f["same_actions"] for f in doc["actions"].values())
+        return 0 if agree else 1
+    return report(doc, sizes["c_reps"], sizes["py_reps"])
 
 
 if __name__ == "__main__":

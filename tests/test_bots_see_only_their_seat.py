@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.engine import VARIANTS, Match, Move, Phase, SeatView, Tile, make_bot, play_match
+from service.engine import VARIANTS, Match, Move, Phase, SeatView, Tile, make_bot, play_match, view
 from service.engine.match import Deal, RoundLog
 
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
@@ -59,10 +59,10 @@ def test_a_bot_cannot_reach_another_hand_or_the_boneyard_through_its_argument(
         hidden_ids = {id(match), id(match.hands), id(match.boneyard), id(match.history)}
         hidden_ids |= {id(r) for r in match.history} | {id(r.deal) for r in match.history}
         before = len(spies[seat].seen)
-        match.apply(spies[seat].choose(SeatView(match, seat)))
-        view, objects = spies[seat].seen[before]
-        on_table = set(view.placements[i].tile for i in range(len(view.placements)))
-        own = set(view.hand)
+        match.apply(spies[seat].choose(view(match, seat)))
+        seen, objects = spies[seat].seen[before]
+        on_table = {p.tile for p in seen.placements}
+        own = set(seen.hand)
         for obj in objects:
             assert id(obj) not in hidden_ids, f"seat {seat} reached {type(obj).__name__}"
             assert not isinstance(obj, Match | RoundLog | Deal)
@@ -78,20 +78,19 @@ def test_play_match_gives_each_bot_its_own_seat_view() -> None:
     play_match(Match(seats, seed=3, round_limit=1), spies)
     for seat, spy in enumerate(spies):
         assert spy.seen
-        for view, _ in spy.seen:
-            assert isinstance(view, SeatView)
-            assert view.viewer == seat == view.turn
-            assert view.hands is None
-            assert view.boneyard is None
+        for seen, _ in spy.seen:
+            assert isinstance(seen, SeatView)
+            assert seen.viewer == seat == seen.turn
+            assert seen.hands is None
+            assert seen.boneyard is None
 
 
 def test_a_view_cannot_be_changed_and_its_layout_is_a_copy() -> None:
     match = Match(2, seed=1)
-    view = SeatView(match, match.turn)
+    seen = view(match, match.turn)
     with pytest.raises(AttributeError):
-        view.hand_mask = 0  # type: ignore[misc]
-    layout = view.layout
-    move = view.legal_moves()[0]
-    layout.place(move)
+        seen.hand_mask = 0  # type: ignore[misc]
+    layout = seen.layout
+    layout.place(seen.legal_moves()[0])
     assert match.layout.placements == []
-    assert view.placements == ()
+    assert seen.placements == ()

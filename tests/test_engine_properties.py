@@ -760,9 +760,8 @@ def tiles_in(obj: object) -> Iterator[Tile]:
     if isinstance(obj, Tile):
         yield obj
     elif isinstance(obj, SeatView):
-        for name in (*SeatView.__slots__, "hand", "placements", "open_sides", "counted_ends"):
-            if not name.startswith("_"):
-                yield from tiles_in(getattr(obj, name))
+        for name in (*SeatView._fields, "hand", "open_sides", "counted_ends"):
+            yield from tiles_in(getattr(obj, name))
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             yield from tiles_in(getattr(obj, f.name))

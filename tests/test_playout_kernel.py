@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.engine import VARIANTS, Match, Phase, RoundEndKind, SeatView, make_bot, view
+from service.engine import VARIANTS, Match, Phase, RoundEndKind, make_bot, view
 from service.engine.moves import Side
 from service.engine.playout import (
     KERNEL_AVAILABLE,
@@ -116,7 +116,7 @@ def check_against_engine(
         assert move in legal, f"action {i}: {move} is not legal ({legal})"
         seat = match.turn
         if policies[seat] is Policy.GREEDY and move.is_placement:
-            seen = SeatView(match, seat)
+            seen = view(match, seat)
             assert seen.points_after(move) == max(seen.points_after(m) for m in legal)
         applied = match.apply(move)
         points[match.teams[seat]] += applied.points

@@ -24,7 +24,6 @@ from service.engine import (
     Match,
     Move,
     Phase,
-    SeatView,
     make_bot,
     view,
 )
@@ -161,7 +160,7 @@ def _leader_hand(seed: int) -> list[Any]:
 
 def test_of_view_keeps_the_public_facts_and_takes_the_sampled_tiles() -> None:
     match = midround(seats=4, actions=6, variant="stubby")
-    seen = SeatView(match, 1)
+    seen = view(match, 1)
     state = PlayoutState.of_view(seen, match.hands, match.boneyard[match.bone_pos :], match.drawn)
     assert state == PlayoutState.of_match(match)
 

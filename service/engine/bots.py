@@ -15,7 +15,7 @@ from typing import Protocol
 
 from service.engine.match import Match, Phase
 from service.engine.moves import Move
-from service.engine.view import SeatView
+from service.engine.view import view
 
 
 class PlayerView(Protocol):
@@ -104,7 +104,7 @@ def play_match(match: Match, bots: Sequence[Bot]) -> Match:
     while True:
         while match.phase is Phase.PLAYING:
             seat = match.turn
-            match.apply(bots[seat].choose(SeatView(match, seat)))
+            match.apply(bots[seat].choose(view(match, seat)))
         if match.phase is Phase.OVER:
             return match
         match.deal()

@@ -8,6 +8,7 @@ a *slot*, the int `tile * 8 + side` (see `moves.SIDE_COUNT`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -260,24 +261,7 @@ class Layout:
 
     def ends_after(self, move: Move) -> int:
         """The counted-ends sum a lawful placement would leave, without making it."""
-        t = move.tile
-        assert t is not None
-        double = IS_DOUBLE[t]
-        if double and self.sniff < 0:
-            new_table = SNIFF_CONTRIB[self.variant.rule(move.orientation)]
-        else:
-            new_table = PLAIN_CONTRIB
-        if move.kind is MoveKind.LEAD:
-            return new_table[t * 64]
-        board = move.board_tile
-        assert board is not None
-        assert move.side is not None
-        table = self.sniff_table if board == self.sniff else PLAIN_CONTRIB
-        cov = self.covered[board]
-        base = board * 64
-        value = SLOT_VALUE[move.slot]
-        added = new_table[t * 64 + _LINE_A_BIT] if double else LOW[t] + HIGH[t] - value
-        return self.ends - table[base + cov] + table[base + (cov | 1 << move.side)] + added
+        return ends_after(self.covered, self.sniff, self.sniff_table, self.ends, self.variant, move)
 
     def place(self, move: Move) -> int:
         """Make a lawful placement (already `check`ed); return the new counted-ends sum."""
@@ -401,6 +385,36 @@ class Layout:
                 first_open = Side.LINE_B if cov & _LINE_A_BIT else Side.LINE_A
                 out.append(CountedEnd(tile, first_open, 2 * LOW[t]))
         return tuple(out)
+
+
+def ends_after(
+    covered: Sequence[int],
+    sniff: int,
+    sniff_table: tuple[int, ...],
+    ends: int,
+    variant: Variant,
+    move: Move,
+) -> int:
+    """The counted-ends sum a lawful placement would leave on a layout with these covered
+    sides, Sniff and sum (a `Layout`'s, or a `SeatView`'s copy of them)."""
+    t = move.tile
+    assert t is not None
+    double = IS_DOUBLE[t]
+    if double and sniff < 0:
+        new_table = SNIFF_CONTRIB[variant.rule(move.orientation)]
+    else:
+        new_table = PLAIN_CONTRIB
+    if move.kind is MoveKind.LEAD:
+        return new_table[t * 64]
+    board = move.board_tile
+    assert board is not None
+    assert move.side is not None
+    table = sniff_table if board == sniff else PLAIN_CONTRIB
+    cov = covered[board]
+    base = board * 64
+    value = SLOT_VALUE[move.slot]
+    added = new_table[t * 64 + _LINE_A_BIT] if double else LOW[t] + HIGH[t] - value
+    return ends - table[base + cov] + table[base + (cov | 1 << move.side)] + added
 
 
 def _sniff_ends(tile: Tile, cov: int, rule: SniffRule) -> list[CountedEnd]:

@@ -229,7 +229,10 @@ class Match:
 
     def seat_scores(self) -> tuple[int, ...]:
         """Scores per seat (partners carry the same number)."""
-        return tuple(self.scores[t] for t in self.teams)
+        scores = self.scores
+        if self.seats != 4:
+            return tuple(scores)
+        return (scores[0], scores[1], scores[0], scores[1])
 
     def hand(self, seat: Seat) -> list[Tile]:
         return tiles_of(self.hands[seat])
