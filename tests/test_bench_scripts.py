@@ -98,3 +98,26 @@ def test_bench_service_quick_passes_its_own_checks() -> None:
     ratios = re.findall(r"^\s*p50\(Apply\)/p50\(empty\), 1 client:\s+(\S+)", out, re.MULTILINE)
     assert ratios, out
     assert positive([float(r) for r in ratios])
+
+
+def test_bench_kernel_quick_measures_both_backends_and_they_agree() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_kernel.py", "--quick", "--json"))
+    assert doc["kernel_built"] is True
+    assert set(doc["actions"]) == {f"{s}/{p}" for s in (2, 3, 4) for p in ("random", "greedy")}
+    for key, figures in doc["actions"].items():
+        assert figures["same_actions"] is True, key
+        for name in ("c_actions_per_s", "python_actions_per_s", "engine_actions_per_s"):
+            assert len(figures[name]) == doc["runs"] >= 2, (key, name)
+            assert positive(figures[name]), (key, name)
+    assert set(doc["rollouts"]) == {f"{s}/{b}" for s in (2, 3, 4) for b in ("c", "python")}
+    for key, figures in doc["rollouts"].items():
+        for name, values in figures.items():
+            assert len(values) == doc["runs"], (key, name)
+            assert positive(values), (key, name)
+
+
+def test_bench_kernel_quick_table_has_a_row_per_seat_count_and_policy() -> None:
+    out = run_script("bench_kernel.py", "--quick", "--only", "actions")
+    for seats in (2, 3, 4):
+        for policy in ("random", "greedy"):
+            assert re.search(rf"^\s+{seats}\s+{policy}\s+[\d,]+ \(.*OK$", out, re.MULTILINE), out

@@ -14,6 +14,12 @@ from analysis.cli.errors import InternalError, show_tracebacks
 from analysis.cli.record_cmd import play, record
 from analysis.cli.service_cmd import demo, query, serve
 
+try:
+    from service.engine.playout import BACKEND as PLAYOUT_BACKEND
+except ImportError as e:  # SNIFF_KERNEL asks for a playout backend this install lacks
+    sys.stderr.write(f"sniff: {e}\n")
+    sys.exit(2)
+
 
 class _SniffGroup(click.Group):
     """A group whose commands never end in a traceback.
@@ -42,7 +48,10 @@ class _SniffGroup(click.Group):
 
 
 @click.group(cls=_SniffGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="american-sniff")
+@click.version_option(
+    package_name="american-sniff",
+    message=f"%(prog)s, version %(version)s (playout kernel: {PLAYOUT_BACKEND})",
+)
 def cli() -> None:
     """American Sniff: rules engine, match records, audits and simulations.
 

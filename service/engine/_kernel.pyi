@@ -1,0 +1,16 @@
+"""Types of the compiled playout kernel (`_kernel.c`); `playout.py` is its only caller."""
+
+from collections.abc import Sequence
+
+def configure(
+    plain: Sequence[int], variants: Sequence[Sequence[tuple[int, bool, Sequence[int]]]]
+) -> None: ...
+def playout(
+    packed: tuple[object, ...], policies: Sequence[int], seed: int, first: int, record: bool
+) -> tuple[
+    tuple[int, ...], tuple[int, ...], int, int, int, tuple[int, ...], tuple[int, ...], int
+]: ...
+def rollouts(
+    packed: Sequence[tuple[object, ...]], policies: Sequence[int], seeds: Sequence[int], first: int
+) -> tuple[list[int], list[int], list[int], int]: ...
+def rng_draws(seed: int, bounds: Sequence[int]) -> list[int]: ...
