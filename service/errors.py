@@ -58,3 +58,7 @@ class MissingHouseKey(ServiceError):
 
 class WrongHouseKey(ServiceError):
     """The call carries a house key that is not the service's."""
+
+
+class ServiceStopping(ServiceError):
+    """The service is shutting down: open streams end, new queries are refused."""

@@ -537,7 +537,7 @@ async function probeErrors(game, state, seat, moves) {
     'malformed move', [grpc.status.INVALID_ARGUMENT], 'ERROR_REASON_MALFORMED_MOVE',
   );
   expectFailure(
-    await client.failure('GetState', { match_id: 'no-such-match', token }),
+    await client.failure('GetState', { match_id: '0000000000000000', token }),
     'unknown match', [grpc.status.NOT_FOUND], 'ERROR_REASON_MATCH_NOT_FOUND',
   );
   // Nothing changed.

@@ -308,14 +308,17 @@ class ReadAccess:
         *,
         batch_rows: int = 8192,
         timeout: float | None = None,
+        interrupt: QueryInterrupt | None = None,
     ) -> Iterator[pa.RecordBatch]:
         """Like `query`, streamed in record batches (for the Query RPC).
 
         The statement is checked at once; it runs when iteration starts, and
         its snapshot and cursor live until the iterator is exhausted or closed.
+        At least one batch comes: an empty result is one empty batch, which
+        carries the schema. `interrupt` lets another thread stop the query.
         """
         statement = read_only_statement(sql)
-        return self._stream(statement, params, batch_rows, timeout)
+        return self._stream(statement, params, batch_rows, timeout, interrupt)
 
     def _stream(
         self,
@@ -323,17 +326,28 @@ class ReadAccess:
         params: Params,
         batch_rows: int,
         timeout: float | None,
+        interrupt: QueryInterrupt | None,
     ) -> Iterator[pa.RecordBatch]:
         with self._snapshot() as cursor, _deadline(cursor, timeout):
+            if interrupt is not None:
+                interrupt.attach(cursor)
             try:
                 reader = cursor.sql(statement, params=params).to_arrow_reader(batch_rows)
                 if reader is None:
                     return
-                yield from reader
+                empty = True
+                for batch in reader:
+                    empty = False
+                    yield batch
+                if empty:
+                    yield pa.RecordBatch.from_pylist([], schema=reader.schema)
             except duckdb.Error as exc:
                 raise _query_error(exc) from None
             except pa.ArrowException as exc:
                 raise QueryError(str(exc)) from None
+            finally:
+                if interrupt is not None:
+                    interrupt.detach()
 
     # -- the service's own reads --
 
@@ -403,6 +417,35 @@ class ReadAccess:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class QueryInterrupt:
+    """Lets another thread stop a running query: a caller that went away, a deadline.
+
+    Interrupting before the query starts makes it refuse to start; after it
+    ended, does nothing.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cursor: duckdb.DuckDBPyConnection | None = None
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self.interrupted = True
+            if self._cursor is not None:
+                self._cursor.interrupt()
+
+    def attach(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        with self._lock:
+            if self.interrupted:
+                raise QueryError("the query was cancelled before it started")
+            self._cursor = cursor
+
+    def detach(self) -> None:
+        with self._lock:
+            self._cursor = None
 
 
 @contextmanager
