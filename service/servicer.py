@@ -18,6 +18,7 @@ import functools
 import hmac
 import io
 import logging
+import os
 import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -68,6 +69,12 @@ MAX_QUERY_CHUNK: Final = 1 << 20
 """Bytes of Arrow IPC gathered before a QueryResponse is sent."""
 QUERY_CHUNKS_AHEAD: Final = 2
 """Chunks a query may prepare before the caller has taken them (bounds its memory)."""
+QUERY_NICE: Final = 19
+"""The scheduling niceness of query threads: on a busy machine, play runs first.
+
+The log's DuckDB runs each query on one thread, the calling one (see the
+storage package's service settings), so this covers all of a query's work.
+"""
 
 _ILLEGAL = "ERROR_REASON_ILLEGAL_MOVE"
 _END = object()
@@ -190,7 +197,9 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         self._house_key = house_key
         self._pool = pool
         self._query_pool = ThreadPoolExecutor(
-            max_workers=MAX_RUNNING_QUERIES, thread_name_prefix="sniff-query"
+            max_workers=MAX_RUNNING_QUERIES,
+            thread_name_prefix="sniff-query",
+            initializer=_yield_cpu,
         )
         self._queries_running = 0
         self.streams = _Streams()
@@ -493,6 +502,12 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
                     yield sink.take()
             writer.close()
             yield sink.take()
+
+
+def _yield_cpu() -> None:
+    """Lower this thread's scheduling priority (Linux: niceness is per thread)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), QUERY_NICE)
 
 
 async def _stopping() -> NoReturn:

@@ -48,6 +48,17 @@ _CONFIG: Final[dict[str, str | bool]] = {
     "lock_configuration": True,
 }
 
+# Added for the service's read-write open only: its queries share the machine
+# with play, so they get one DuckDB thread and bounded memory (and spill).
+# DuckDB has these settings per database instance, not per connection (and
+# `lock_configuration` forbids changing them later), so they are set here.
+# An offline read-only open keeps DuckDB's defaults.
+_SERVICE_CONFIG: Final[dict[str, str | bool | int]] = {
+    "threads": 1,
+    "memory_limit": "1GB",
+    "max_temp_directory_size": "1GB",
+}
+
 _ALLOWED: Final = frozenset({duckdb.StatementType.SELECT})
 # Table functions that are maintenance, not questions; they would otherwise
 # run inside a read-only transaction (checkpoint() does).
@@ -94,7 +105,8 @@ def release(key: str, write: bool) -> None:
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open the file with this package's settings, naming a lock holder's pid."""
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+        config = dict(_CONFIG) if read_only else {**_CONFIG, **_SERVICE_CONFIG}
+        return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.IOException as exc:
         text = str(exc)
         match = _LOCK_PID.search(text)
