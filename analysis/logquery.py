@@ -23,12 +23,18 @@ class NoLog(Exception):
     """There is no event log at that path."""
 
 
-def query_log(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> tuple[pa.Table, str]:
-    """Run a read-only query; return the table and where it was answered (address or 'file')."""
+def query_log(
+    db_path: str | Path, sql: str, params: Sequence[Any] = (), *, tls_ca: str | None = None
+) -> tuple[pa.Table, str]:
+    """Run a read-only query; return the table and where it was answered (address or 'file').
+
+    `tls_ca` is the CA certificate to trust when the service speaks TLS.
+    """
     for _ in range(2):
         owner = find_owner(db_path)
         if owner is not None:
-            table = query_remote(owner.address, sql, params, token=owner.query_token or "")
+            token = owner.query_token or ""
+            table = query_remote(owner.address, sql, params, token=token, tls_ca=tls_ca)
             return table, owner.address
         if not Path(db_path).exists():
             raise NoLog(f"no event log at {db_path}")

@@ -7,9 +7,11 @@ another language does.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -20,8 +22,21 @@ from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 
 
-def connect(address: str) -> sniff_pb2_grpc.SniffServiceStub:
-    return sniff_pb2_grpc.SniffServiceStub(grpc.insecure_channel(address))
+def channel(address: str, tls_ca: str | Path | None = None) -> grpc.Channel:
+    """A channel to a service: TLS trusting the PEM CA certificate `tls_ca` when given.
+
+    Without `tls_ca`, the environment variable SNIFF_TLS_CA names one; without
+    either, the channel is plaintext (fine on loopback only: tokens are secrets).
+    """
+    ca = tls_ca if tls_ca is not None else os.environ.get("SNIFF_TLS_CA") or None
+    if ca is None:
+        return grpc.insecure_channel(address)
+    credentials = grpc.ssl_channel_credentials(root_certificates=Path(ca).read_bytes())
+    return grpc.secure_channel(address, credentials)
+
+
+def connect(address: str, tls_ca: str | Path | None = None) -> sniff_pb2_grpc.SniffServiceStub:
+    return sniff_pb2_grpc.SniffServiceStub(channel(address, tls_ca))
 
 
 def _layout_of(state: pb.MatchState) -> Layout:
@@ -119,14 +134,22 @@ def play_remote_match(
         turn = reply.turn if reply.HasField("turn") else None
 
 
-def query_remote(address: str, sql: str, params: Sequence[Any] = (), *, token: str) -> pa.Table:
+def query_remote(
+    address: str,
+    sql: str,
+    params: Sequence[Any] = (),
+    *,
+    token: str,
+    tls_ca: str | Path | None = None,
+) -> pa.Table:
     """Run a read-only query through a service's Query RPC; the result as one Arrow table.
 
-    `token` is the service's query token (`<db>.owner.json`).
+    `token` is the service's query token (`<db>.owner.json`); `tls_ca` as for `channel`.
     """
-    stub = connect(address)
     request = pb.QueryRequest(sql=sql, parameters=[_param(v) for v in params], token=token)
-    data = b"".join(chunk.arrow_ipc for chunk in stub.Query(request))
+    with channel(address, tls_ca) as chan:
+        stub = sniff_pb2_grpc.SniffServiceStub(chan)
+        data = b"".join(chunk.arrow_ipc for chunk in stub.Query(request))
     return pa.ipc.open_stream(data).read_all()
 
 

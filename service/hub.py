@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.bounds import MATCH_ID
+from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 from service.engine import (
     ActionResult,
     CountedEnd,
@@ -58,9 +59,6 @@ from service.storage.log import EventLog
 
 _MATCH_ID = MATCH_ID
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
-
-DEFAULT_MAX_LIVE_MATCHES = 10_000
-"""Matches in play (created, not yet won) one service holds at most, unless told otherwise."""
 
 FINISHED_KEPT = 1_000
 """How many finished matches stay in memory (the rest reload from the log when asked for)."""

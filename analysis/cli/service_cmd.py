@@ -8,6 +8,7 @@ import sys
 import click
 
 from analysis.cli.options import db_option
+from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 
 
 @click.command()
@@ -21,19 +22,72 @@ from analysis.cli.options import db_option
     help="Sync each acknowledged event to disk (survives power loss); without, "
     "acknowledged events survive a crash of the service but not of the machine.",
 )
+@click.option(
+    "--house-key-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A file holding the house key: CreateMatch and explicit deals then need it "
+    "(call metadata x-sniff-house-key).",
+)
+@click.option(
+    "--max-live-matches",
+    type=click.IntRange(1, 1_000_000),
+    default=DEFAULT_MAX_LIVE_MATCHES,
+    show_default=True,
+    help="Matches in play at once; CreateMatch beyond is refused (RESOURCE_EXHAUSTED).",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="PEM certificate chain: serve TLS only (use it beyond loopback; needs --tls-key).",
+)
+@click.option("--tls-key", type=click.Path(dir_okay=False), default=None, help="PEM private key.")
 @db_option
-def serve(host: str, port: int, sync: bool, db_path: str) -> None:
+def serve(
+    host: str,
+    port: int,
+    sync: bool,
+    house_key_file: str | None,
+    max_live_matches: int,
+    tls_cert: str | None,
+    tls_key: str | None,
+    db_path: str,
+) -> None:
     """Run the gRPC service, logging every event to the DuckDB file.
 
     SIGTERM (or Ctrl-C) drains in-flight calls, flushes the log and exits 0.
 
     Example: sniff serve --port 50051 --db sniff.duckdb
     """
+    from service.server import Tls, read_house_key
     from service.server import serve as run
     from service.storage import LogLocked, SchemaVersionError
 
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    house_key = tls = None
     try:
-        sys.exit(run(f"{host}:{port}", db_path, sync=sync))
+        if house_key_file is not None:
+            house_key = read_house_key(house_key_file)
+    except (OSError, ValueError) as e:
+        raise click.BadParameter(str(e), param_hint="--house-key-file") from None
+    try:
+        if tls_cert is not None and tls_key is not None:
+            tls = Tls.from_files(tls_cert, tls_key)
+    except OSError as e:
+        raise click.BadParameter(str(e), param_hint="--tls-cert/--tls-key") from None
+    try:
+        sys.exit(
+            run(
+                f"{host}:{port}",
+                db_path,
+                sync=sync,
+                house_key=house_key,
+                max_live_matches=max_live_matches,
+                tls=tls,
+            )
+        )
     except (LogLocked, SchemaVersionError, OSError) as e:
         raise click.ClickException(str(e)) from None
 
@@ -99,8 +153,15 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
     default="table",
     show_default=True,
 )
+@click.option(
+    "--tls-ca",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    envvar="SNIFF_TLS_CA",
+    help="PEM CA certificate to trust when the service speaks TLS (env SNIFF_TLS_CA).",
+)
 @db_option
-def query(sql: str, params: tuple[str, ...], fmt: str, db_path: str) -> None:
+def query(sql: str, params: tuple[str, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
     """Run one read-only SQL query over the event log, even while the service runs.
 
     When a service holds the file the query goes through its Query RPC;
@@ -115,7 +176,7 @@ def query(sql: str, params: tuple[str, ...], fmt: str, db_path: str) -> None:
 
     values = [_value(p) for p in params]
     try:
-        table, _ = query_log(db_path, sql, values)
+        table, _ = query_log(db_path, sql, values, tls_ca=tls_ca)
     except (NoLog, StorageError) as e:
         raise click.ClickException(str(e)) from None
     except Exception as e:  # a gRPC refusal from the service
