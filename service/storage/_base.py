@@ -105,7 +105,9 @@ def release(key: str, write: bool) -> None:
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open the file with this package's settings, naming a lock holder's pid."""
     try:
-        config = dict(_CONFIG) if read_only else {**_CONFIG, **_SERVICE_CONFIG}
+        config: dict[str, str | bool | int | float | list[str]] = dict(_CONFIG)
+        if not read_only:
+            config.update(_SERVICE_CONFIG)
         return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.IOException as exc:
         text = str(exc)
