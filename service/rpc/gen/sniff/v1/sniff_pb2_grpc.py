@@ -198,16 +198,17 @@ class SniffServiceServicer:
         A query runs until the caller's gRPC deadline, and never longer than the
         service's maximum of 60 seconds; its DuckDB work is interrupted when
         the deadline passes or the caller cancels. It runs on one DuckDB thread
-        within a memory limit of 1 GiB for the whole log, so analysts cannot
-        slow play down much. At most 2 queries run at once.
+        at the lowest scheduling priority, within a memory limit of 1 GB for
+        the whole log, so analysts cannot slow play down much. At most 2 queries
+        run at once.
 
         Errors: UNAUTHENTICATED (ERROR_REASON_BAD_TOKEN) without the token,
         PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN) with another;
         INVALID_ARGUMENT (ERROR_REASON_BAD_QUERY) for SQL that does not parse,
-        fails, or tries to write; DEADLINE_EXCEEDED (ERROR_REASON_LIMIT_REACHED)
-        past the service's maximum time; RESOURCE_EXHAUSTED
-        (ERROR_REASON_LIMIT_REACHED) when 2 queries already run or the query
-        needs more memory than the limit.
+        fails (also for want of memory, with DuckDB's message), or tries to
+        write; DEADLINE_EXCEEDED (ERROR_REASON_LIMIT_REACHED) past the service's
+        maximum time; RESOURCE_EXHAUSTED (ERROR_REASON_LIMIT_REACHED) when 2
+        queries already run.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
