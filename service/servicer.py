@@ -454,21 +454,29 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             timed_out = True
             interrupt.interrupt()
 
-        def finished(_: object) -> None:
-            self._queries_running -= 1
+        held = True
+
+        def release(_: object = None) -> None:
+            """Give the query's place back once its DuckDB work is over (on the loop)."""
+            nonlocal held
+            if held:
+                held = False
+                self._queries_running -= 1
 
         self._queries_running += 1
         try:
             work = loop.run_in_executor(self._query_pool, produce)
         except RuntimeError:  # the pool is shut down: the service is stopping
-            self._queries_running -= 1
+            release()
             await _stopping()
-        work.add_done_callback(finished)
+        work.add_done_callback(release)
         timer = loop.call_later(seconds, on_deadline)
         try:
             while True:
                 item = await chunks.get()
                 credits.release()
+                if item is _END or isinstance(item, BaseException):
+                    release()  # the producer has ended its DuckDB work; its thread returns
                 if item is _END:
                     return
                 if isinstance(item, BaseException):
