@@ -62,3 +62,10 @@ def test_bench_service_quick_prints_its_figures() -> None:
     assert re.search(r"OK\s+log on disk: action events in DuckDB == acknowledged applies", out)
     assert "OK   log on disk: server exits 0 after SIGTERM" in out, out
     assert "FAIL" not in out, out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_service_query_load_quick_stops_every_heavy_query() -> None:
+    """The script exits 1 if a heavy query ran to its end or a call failed."""
+    out = run_script("bench_service.py", "--query-load", "--quick", timeout=600)
+    assert re.search(r"queries: \{'sent': [1-9]\d*, 'finished': 0", out), out
