@@ -18,16 +18,22 @@ client and server do not share a GIL, on a fresh temporary DuckDB file, and:
     the number of acknowledged applies, and the server exits 0 on SIGTERM.
 
 Then, to say where Apply latency goes, the same Apply load runs against two
-more servers built from the same hub and servicer: one with no event log at
-all, and one with the real event log on tmpfs (/dev/shm, where fsync costs
-nothing); and in this process, with no server running, the parts of one
-apply are timed on their own (hub + engine, reply conversion, one durable
-log append, and a bare write+fdatasync on the same disk). Server CPU per
-call comes from /proc, which a busy machine disturbs less than wall time.
+more servers, both the real `serve`: one with a stand-in that keeps no event
+log at all, and one with the real event log on tmpfs (/dev/shm, where fsync
+costs nothing); and in this process, with no server running, the parts of
+one apply are timed on their own (hub + engine, reply conversion, one
+durable log append, and a bare write+fdatasync on the same disk). Server CPU
+per call comes from /proc, which a busy machine disturbs less than wall time.
+
+`--query-load` measures instead what an analyst's query costs play: ApplyMove
+p50 and p99 (1 client, fsync on) idle, then while one heavy query after
+another runs (each with a short gRPC deadline), and the server's CPU in the
+second after the queries stop (near 0 when the server stopped their work).
 
     .venv/bin/python scripts/bench_service.py              # ~1-3 minutes
     .venv/bin/python scripts/bench_service.py --quick      # smoke run
     .venv/bin/python scripts/bench_service.py --runs 3     # medians of 3 runs
+    .venv/bin/python scripts/bench_service.py --query-load --matches 3 --runs 3
 
 Every loop is bounded by a count and by --seconds per phase; servers bind
 127.0.0.1 only and are stopped by this script.

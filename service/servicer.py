@@ -178,7 +178,7 @@ class _Streams:
             for counter, key in ((self.per_match, match_id), (self.per_token, token)):
                 counter[key] -= 1
                 if counter[key] <= 0:
-                    del counter[key]  # type: ignore[attr-defined]
+                    del counter[key]
 
 
 class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
