@@ -18,6 +18,7 @@ runs is the machine's noise, not the workload's.
     .venv/bin/python scripts/bench_engine.py            # full run (~1 min)
     .venv/bin/python scripts/bench_engine.py --quick    # smoke run (seconds)
     .venv/bin/python scripts/bench_engine.py --profile  # where the time goes
+    .venv/bin/python scripts/bench_engine.py --quick --json  # figures for a program
 """
 
 from __future__ import annotations
@@ -26,16 +27,17 @@ import argparse
 import cProfile
 import gc
 import io
+import json
 import pstats
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from service.engine import Match, Move, Phase, RandomBot, play_match
+from service.engine import Match, Move, Phase, RandomBot, play_match, view
 
 SEAT_COUNTS = (2, 3, 4)
 TARGET_MATCHES_PER_S_2 = 300.0
@@ -87,7 +89,7 @@ def sample_states(
             if match.phase is Phase.AWAITING_DEAL:
                 match.deal()
                 continue
-            move = bots[match.turn].choose(match)
+            move = bots[match.turn].choose(view(match, match.turn))
             states.append((match.copy(keep_history=False), move))
             match.apply(move)
         samples.extend(rng.sample(states, min(per_match, len(states))))
@@ -181,6 +183,41 @@ def summary(values: Sequence[float], digits: int = 2) -> str:
     return f"{med:.{digits}f} ({min(values):.{digits}f}..{max(values):.{digits}f})"
 
 
+def measure(
+    matches: int,
+    runs: int,
+    sample_matches: int,
+    per_match: int,
+    reps: int,
+    apply_reps: int,
+    seat_counts: Sequence[int] = SEAT_COUNTS,
+) -> dict[int, list[RunFigures]]:
+    """Every run's figures, per seat count; each run plays the same seeded matches."""
+    results: dict[int, list[RunFigures]] = {}
+    for seats in seat_counts:
+        samples = sample_states(seats, sample_matches, per_match)
+        play(seats, max(1, matches // 10), first_seed=1_000_000)  # warm up
+        results[seats] = [one_run(seats, matches, samples, reps, apply_reps) for _ in range(runs)]
+    return results
+
+
+def as_json(results: dict[int, list[RunFigures]], matches: int) -> dict[str, object]:
+    """The figures for a program: every run's value of every figure, per seat count."""
+    return {
+        "matches_per_run": matches,
+        "targets": {
+            "matches_per_s_2_seats": TARGET_MATCHES_PER_S_2,
+            "us_per_action": TARGET_US_PER_ACTION,
+        },
+        "seats": {
+            str(seats): {
+                name: [getattr(f, name) for f in figs] for name in RunFigures.__annotations__
+            }
+            for seats, figs in results.items()
+        },
+    }
+
+
 def bench(
     matches: int, runs: int, sample_matches: int, per_match: int, reps: int, apply_reps: int
 ) -> int:
@@ -202,9 +239,7 @@ def bench(
     print("-" * len(header))
     results: dict[int, list[RunFigures]] = {}
     for seats in SEAT_COUNTS:
-        samples = sample_states(seats, sample_matches, per_match)
-        play(seats, max(1, matches // 10), first_seed=1_000_000)  # warm up
-        figs = [one_run(seats, matches, samples, reps, apply_reps) for _ in range(runs)]
+        figs = measure(matches, runs, sample_matches, per_match, reps, apply_reps, (seats,))[seats]
         results[seats] = figs
         print(
             f"{seats:>5}  {summary([f.matches_per_s for f in figs], 1):>22}  "
@@ -247,32 +282,54 @@ def bench(
     return 0
 
 
-def profile(matches: int, top: int) -> int:
+@dataclass
+class ProfileRow:
+    function: str
+    where: str
+    share: float
+    tottime_s: float
+    ncalls: int
+    cumtime_s: float
+
+
+def profile_rows(matches: int, top: int) -> tuple[float, int, int, float, list[ProfileRow]]:
+    """cProfile over 2-seat matches: (seconds, rounds, actions, total own time, top rows)."""
     play(2, 10, first_seed=1_000_000)  # warm up imports and caches
     profiler = cProfile.Profile()
     profiler.enable()
     seconds, _, rounds, actions = play(2, matches)
     profiler.disable()
-    print(
-        f"cProfile over {matches} 2-seat random-bot matches: {actions} actions, {rounds} rounds, "
-        f"{seconds:.2f} s under the profiler (it inflates every call; compare shares only)\n"
-    )
     stats = pstats.Stats(profiler, stream=io.StringIO())
     total = stats.total_tt  # type: ignore[attr-defined]
-    rows = sorted(
+    ranked = sorted(
         stats.stats.items(),  # type: ignore[attr-defined]
         key=lambda kv: kv[1][2],
         reverse=True,
     )[:top]
+    rows = [
+        ProfileRow(
+            name, f"{Path(path).name}:{line}" if line else "built-in", tt / total, tt, nc, ct
+        )
+        for (path, line, name), (_cc, nc, tt, ct, _callers) in ranked
+    ]
+    return seconds, rounds, actions, total, rows
+
+
+def profile(matches: int, top: int) -> int:
+    seconds, rounds, actions, total, rows = profile_rows(matches, top)
+    print(
+        f"cProfile over {matches} 2-seat random-bot matches: {actions} actions, {rounds} rounds, "
+        f"{seconds:.2f} s under the profiler (it inflates every call; compare shares only)\n"
+    )
     print(f"top {top} functions by own time (tottime); total own time {total:.3f} s")
     print(
         f"{'share':>6}  {'tottime s':>9}  {'ncalls':>8}  {'us/call':>7}  {'cumtime s':>9}  function"
     )
-    for (path, line, name), (_cc, nc, tt, ct, _callers) in rows:
-        where = f"{Path(path).name}:{line}" if line else "built-in"
+    for r in rows:
+        per_call = r.tottime_s / r.ncalls * 1e6
         print(
-            f"{tt / total:6.1%}  {tt:9.3f}  {nc:>8}  {tt / nc * 1e6:7.2f}  {ct:9.3f}  "
-            f"{name}  [{where}]"
+            f"{r.share:6.1%}  {r.tottime_s:9.3f}  {r.ncalls:>8}  {per_call:7.2f}  "
+            f"{r.cumtime_s:9.3f}  {r.function}  [{r.where}]"
         )
     return 0
 
@@ -289,14 +346,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--profile", action="store_true", help="cProfile 2-seat matches instead")
     p.add_argument("--profile-matches", type=int, default=200)
     p.add_argument("--top", type=int, default=15, help="functions shown by --profile")
+    p.add_argument(
+        "--json", action="store_true", help="print the figures as one JSON object, for programs"
+    )
     args = p.parse_args(argv)
     if args.profile:
-        return profile(20 if args.quick else args.profile_matches, args.top)
+        matches = 20 if args.quick else args.profile_matches
+        if not args.json:
+            return profile(matches, args.top)
+        seconds, rounds, actions, total, rows = profile_rows(matches, args.top)
+        doc = {
+            "matches": matches,
+            "rounds": rounds,
+            "actions": actions,
+            "seconds": seconds,
+            "total_own_s": total,
+            "top": [asdict(r) for r in rows],
+        }
+        print(json.dumps(doc))
+        return 0
     if args.quick:
-        return bench(matches=20, runs=2, sample_matches=3, per_match=10, reps=20, apply_reps=10)
-    return bench(
-        args.matches, args.runs, args.sample_matches, args.per_match, args.reps, args.apply_reps
-    )
+        sizes = {"matches": 20, "runs": 2, "sample_matches": 3, "per_match": 10, "reps": 20}
+        sizes["apply_reps"] = 10
+    else:
+        sizes = {
+            "matches": args.matches,
+            "runs": args.runs,
+            "sample_matches": args.sample_matches,
+            "per_match": args.per_match,
+            "reps": args.reps,
+            "apply_reps": args.apply_reps,
+        }
+    if args.json:
+        print(json.dumps(as_json(measure(**sizes), sizes["matches"])))
+        return 0
+    return bench(**sizes)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from analysis.remote import query_remote
+from analysis.logquery import query_service
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.server import Tls, create_server
@@ -36,7 +36,7 @@ def test_a_tls_service_answers_clients_that_trust_its_certificate_only(tmp_path:
             stub = sniff_pb2_grpc.SniffServiceStub(channel)
             created = stub.CreateMatch(pb.CreateMatchRequest(seat_count=2, seed=1), timeout=10)
             assert len(created.seat_tokens) == 2
-        table = query_remote(
+        table = query_service(
             running.address,
             "SELECT count(*) AS n FROM events",
             token=running.query_token,
