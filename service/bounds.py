@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from service.engine.dealing import SEED_LIMIT
 from service.errors import BadArgument
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 
@@ -20,8 +21,8 @@ MIN_TARGET: Final = 5
 """The smallest target: one scoring placement's worth."""
 MAX_TARGET: Final = 10_000
 """The largest target (a 2-seat match to 250 takes ~350 actions; this bounds a match's length)."""
-MAX_SEED: Final = 2**63 - 1
-"""Seeds are 0 .. 2^63-1 (what the service itself draws, and what a BIGINT holds)."""
+MAX_SEED: Final = SEED_LIMIT - 1
+"""Seeds are what the engine deals from: 0 .. 2^64-1 (the whole uint64 field)."""
 MAX_SEATS: Final = 4
 MAX_MOVE_COUNT: Final = 1_000_000
 """The largest `expected_move_count` (far beyond any match to MAX_TARGET)."""
@@ -92,7 +93,7 @@ def create_match(request: pb.CreateMatchRequest) -> None:
             "target", f"{request.target} is out of range ({MIN_TARGET} to {MAX_TARGET:,})"
         )
     if request.HasField("seed") and request.seed > MAX_SEED:
-        raise _refuse("seed", f"{request.seed} is out of range (0 to 2^63-1)")
+        raise _refuse("seed", f"{request.seed} is out of range (0 to 2^64-1)")
     if request.HasField("first_deal"):
         deal(request.first_deal, "first_deal")
 

@@ -239,7 +239,7 @@ def test_extreme_values_in_every_field_are_refused_cleanly_and_break_no_view(
         assert table.num_rows >= 1, view
     matches = query(svc.stub, "SELECT target, seed FROM matches").to_pylist()
     assert all(5 <= m["target"] <= 10_000 for m in matches)
-    assert all(0 <= m["seed"] <= 2**63 - 1 for m in matches)
+    assert all(0 <= m["seed"] <= 2**64 - 1 for m in matches)
     health = health_pb2_grpc.HealthStub(svc.channel).Check(
         health_pb2.HealthCheckRequest(service=""), timeout=5
     )
