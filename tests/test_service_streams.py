@@ -187,3 +187,18 @@ def test_cancelled_watchers_leave_the_match_playable(svc: Service) -> None:
     st = state(stub, created.match_id, created.observer_token)
     assert st.phase == pb.MATCH_PHASE_PLAYING
     assert query(stub, "SELECT count(*) AS n FROM events").column("n")[0].as_py() == 2
+
+
+def test_health_and_reflection_answer_on_the_asyncio_server(svc: Service) -> None:
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    stub = reflection_pb2_grpc.ServerReflectionStub(svc.channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    (reply,) = list(stub.ServerReflectionInfo(iter([request]), timeout=10))
+    names = {s.name for s in reply.list_services_response.service}
+    assert {"sniff.v1.SniffService", "grpc.health.v1.Health"} <= names
+    for service in ("", "sniff.v1.SniffService"):
+        health = health_pb2_grpc.HealthStub(svc.channel).Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=10
+        )
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
