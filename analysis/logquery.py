@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pyarrow as pa
 
+from analysis.remote import channel
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.storage import LogLocked, StorageError, find_owner, open_readonly
@@ -68,18 +68,22 @@ def query_service(
     *,
     token: str,
     timeout: float | None = None,
+    tls_ca: str | Path | None = None,
 ) -> pa.Table:
     """Run a read-only query through a service's Query RPC; the result as one Arrow table.
 
-    `token` is the service's query token (`<db>.owner.json`).
+    `token` is the service's query token (`<db>.owner.json`); `tls_ca` the CA
+    certificate to trust when the service speaks TLS (see `analysis.remote.channel`).
     """
     request = pb.QueryRequest(sql=sql, parameters=[query_parameter(v) for v in params], token=token)
-    with grpc.insecure_channel(address) as channel:
-        stub = sniff_pb2_grpc.SniffServiceStub(channel)
+    with channel(address, tls_ca) as chan:
+        stub = sniff_pb2_grpc.SniffServiceStub(chan)
         return table_from_stream(stub.Query(request, timeout=timeout))
 
 
-def query_log(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> tuple[pa.Table, str]:
+def query_log(
+    db_path: str | Path, sql: str, params: Sequence[Any] = (), *, tls_ca: str | None = None
+) -> tuple[pa.Table, str]:
     """Run a read-only query; return the table and where it was answered (address or 'file').
 
     Raises NoLog when the path holds no readable event log, the storage
@@ -90,7 +94,8 @@ def query_log(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> tupl
     for _ in range(2):
         owner = find_owner(db_path)
         if owner is not None:
-            table = query_service(owner.address, sql, params, token=owner.query_token or "")
+            token = owner.query_token or ""
+            table = query_service(owner.address, sql, params, token=token, tls_ca=tls_ca)
             return table, owner.address
         if not path.exists():
             raise NoLog(f"no event log at {db_path}")

@@ -7,8 +7,10 @@ another language does.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -18,8 +20,21 @@ from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 
 
-def connect(address: str) -> sniff_pb2_grpc.SniffServiceStub:
-    return sniff_pb2_grpc.SniffServiceStub(grpc.insecure_channel(address))
+def channel(address: str, tls_ca: str | Path | None = None) -> grpc.Channel:
+    """A channel to a service: TLS trusting the PEM CA certificate `tls_ca` when given.
+
+    Without `tls_ca`, the environment variable SNIFF_TLS_CA names one; without
+    either, the channel is plaintext (fine on loopback only: tokens are secrets).
+    """
+    ca = tls_ca if tls_ca is not None else os.environ.get("SNIFF_TLS_CA") or None
+    if ca is None:
+        return grpc.insecure_channel(address)
+    credentials = grpc.ssl_channel_credentials(root_certificates=Path(ca).read_bytes())
+    return grpc.secure_channel(address, credentials)
+
+
+def connect(address: str, tls_ca: str | Path | None = None) -> sniff_pb2_grpc.SniffServiceStub:
+    return sniff_pb2_grpc.SniffServiceStub(channel(address, tls_ca))
 
 
 def _layout_of(state: pb.MatchState) -> Layout:

@@ -18,16 +18,22 @@ client and server do not share a GIL, on a fresh temporary DuckDB file, and:
     the number of acknowledged applies, and the server exits 0 on SIGTERM.
 
 Then, to say where Apply latency goes, the same Apply load runs against two
-more servers built from the same hub and servicer: one with no event log at
-all, and one with the real event log on tmpfs (/dev/shm, where fsync costs
-nothing); and in this process, with no server running, the parts of one
-apply are timed on their own (hub + engine, reply conversion, one durable
-log append, and a bare write+fdatasync on the same disk). Server CPU per
-call comes from /proc, which a busy machine disturbs less than wall time.
+more servers, both the real `serve`: one with a stand-in that keeps no event
+log at all, and one with the real event log on tmpfs (/dev/shm, where fsync
+costs nothing); and in this process, with no server running, the parts of
+one apply are timed on their own (hub + engine, reply conversion, one
+durable log append, and a bare write+fdatasync on the same disk). Server CPU
+per call comes from /proc, which a busy machine disturbs less than wall time.
+
+`--query-load` measures instead what an analyst's query costs play: ApplyMove
+p50 and p99 (1 client, fsync on) idle, then while one heavy query after
+another runs (each with a short gRPC deadline), and the server's CPU in the
+second after the queries stop (near 0 when the server stopped their work).
 
     .venv/bin/python scripts/bench_service.py              # ~1-3 minutes
     .venv/bin/python scripts/bench_service.py --quick      # smoke run
     .venv/bin/python scripts/bench_service.py --runs 3     # medians of 3 runs
+    .venv/bin/python scripts/bench_service.py --query-load --matches 3 --runs 3
 
 Every loop is bounded by a count and by --seconds per phase; servers bind
 127.0.0.1 only and are stopped by this script.
@@ -46,7 +52,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,37 +82,21 @@ class NullLog:
     def append(self, events: Sequence[object]) -> None:
         pass
 
+    def events_by_match(self, unfinished_only: bool = False) -> Iterator[Any]:
+        return iter(())
+
+    def advertise(self, address: str, query_token: str | None = None) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
 def serve_null_log(address: str) -> int:
-    """The service's hub and servicer with no event log (the `--serve-null-log` mode)."""
-    from concurrent import futures
+    """The real server (`service.server.serve`) with no event log (`--serve-null-log`)."""
+    from service.server import serve
 
-    from grpc_health.v1 import health
-
-    from service.hub import Hub
-    from service.servicer import SniffServicer
-
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="sniff-rpc"),
-        options=[("grpc.so_reuseport", 0)],
-    )
-    servicer = SniffServicer(Hub(NullLog()), query_token="")  # type: ignore[arg-type]
-    sniff_pb2_grpc.add_SniffServiceServicer_to_server(servicer, server)
-    checker = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    port = server.add_insecure_port(address)
-    server.start()
-    checker.set("", health_pb2.HealthCheckResponse.SERVING)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    print(f"sniff: serving on 127.0.0.1:{port}, event log none", flush=True)
-    stop.wait()
-    server.stop(5).wait()
-    return 0
+    return serve(address, "none", event_log=NullLog())  # type: ignore[arg-type]
 
 
 @dataclass
@@ -618,6 +608,103 @@ def one_run(opts: Options, workdir: Path, run: int) -> RunResult:
     return results
 
 
+# -- ApplyMove while an analyst's heavy query runs -------------------------------------
+
+HEAVY_QUERY = "SELECT sum(hash(range)) AS h FROM range(4000000000)"
+"""About 20 s of DuckDB work on one core if nothing stopped it (a bare count over the
+same range takes DuckDB well under a second)."""
+AIM_QUERY_P99_RATIO = 2.0
+
+
+def heavy_queries(
+    server: Server, stop: threading.Event, deadline: float, out: dict[str, Any]
+) -> None:
+    """Send HEAVY_QUERY again and again, each with a short gRPC deadline, until `stop`."""
+    assert server.db_path is not None
+    owner = find_owner(server.db_path)
+    assert owner is not None
+    request = pb.QueryRequest(sql=HEAVY_QUERY, token=owner.query_token or "")
+    with grpc.insecure_channel(server.address) as channel:
+        stub = sniff_pb2_grpc.SniffServiceStub(channel)
+        while not stop.is_set():
+            out["sent"] += 1
+            try:
+                for _ in stub.Query(request, timeout=deadline):
+                    pass
+                out["finished"] += 1
+            except grpc.RpcError as exc:
+                code = exc.code().name  # type: ignore[attr-defined]
+                out[code] = out.get(code, 0) + 1
+
+
+@dataclass
+class QueryLoadResult:
+    idle: Measured
+    loaded: Measured
+    queries: dict[str, Any]
+    cpu_after: float  # server CPU share in the second after the last query's deadline
+
+
+def query_load_run(opts: Options, workdir: Path, run: int, deadline: float) -> QueryLoadResult:
+    """ApplyMove (1 client, fsync on) idle, then while heavy queries run one after another."""
+    server = start_server("query load", workdir, str(workdir / "query-load.duckdb"))
+    try:
+        seeds = run * 10_000_000 + 5_000_000
+        worker = apply_worker(opts.matches, opts.seats, opts.target, seeds)
+        idle = run_phase("apply", server, 1, worker, opts.seconds)
+        report_phase("idle", idle)
+        stop = threading.Event()
+        queries: dict[str, Any] = {"sent": 0, "finished": 0}
+        sender = threading.Thread(
+            target=heavy_queries, args=(server, stop, deadline, queries), daemon=True
+        )
+        sender.start()
+        time.sleep(min(0.3, deadline / 2))  # the first query is under way
+        worker = apply_worker(opts.matches, opts.seats, opts.target, seeds + 1_000_000)
+        loaded = run_phase("apply", server, 1, worker, opts.seconds)
+        report_phase("heavy query", loaded)
+        stop.set()
+        sender.join(deadline + 30)
+        time.sleep(0.2)
+        cpu0, t0 = server.cpu_seconds(), time.monotonic()
+        time.sleep(1.0)
+        cpu_after = (server.cpu_seconds() - cpu0) / (time.monotonic() - t0)
+        print(
+            f"  queries: {queries}; server CPU in the second after them: {cpu_after:.0%} of a core",
+            flush=True,
+        )
+    finally:
+        status = server.stop()
+    if status != 0:
+        loaded.errors.append(f"the server exited with status {status}")
+    return QueryLoadResult(idle, loaded, queries, cpu_after)
+
+
+def summarize_query_load(results: list[QueryLoadResult]) -> bool:
+    print()
+    print("=" * 100)
+    print(f"ApplyMove, 1 client, fsync on, idle vs under heavy queries: {len(results)} run(s)")
+    print(f"  {'':<22} {'p50 us':>22} {'p99 us':>22}")
+    for label, pick in (("idle", lambda r: r.idle), ("while a query runs", lambda r: r.loaded)):
+        p50 = med([pick(r).p50 for r in results])
+        p99 = med([pick(r).p99 for r in results])
+        print(f"  {label:<22} {p50:>22} {p99:>22}")
+    ratio = med([r.loaded.p99 / r.idle.p99 for r in results])
+    p50_ratio = med([r.loaded.p50 / r.idle.p50 for r in results])
+    print(f"  p99 ratio (loaded/idle): {ratio}   (aim <= {AIM_QUERY_P99_RATIO})")
+    print(f"  p50 ratio (loaded/idle): {p50_ratio}")
+    print(f"  server CPU after the queries stopped: {med([r.cpu_after for r in results])} cores")
+    ok = True
+    for r in results:
+        for e in r.idle.errors + r.loaded.errors:
+            ok = False
+            print(f"  FAIL {e}")
+        if r.queries.get("finished"):
+            ok = False
+            print(f"  FAIL a heavy query finished instead of being stopped: {r.queries}")
+    return ok
+
+
 # -- reporting ------------------------------------------------------------------------
 
 
@@ -776,6 +863,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip the no-log / tmpfs-log servers and the in-process parts",
     )
     p.add_argument("--quick", action="store_true", help="a fast smoke run (short matches)")
+    p.add_argument(
+        "--query-load",
+        action="store_true",
+        help="instead: ApplyMove p50/p99 idle vs while heavy queries run (each with a short "
+        "deadline), 1 client, fsync on",
+    )
+    p.add_argument(
+        "--query-deadline",
+        type=float,
+        default=0.5,
+        help="gRPC deadline of each heavy query in --query-load (seconds)",
+    )
     p.add_argument("--serve-null-log", metavar="ADDRESS", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_null_log:
@@ -801,6 +900,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         + f"; empty RPC {opts.empty_calls} calls/client; cap {opts.seconds:.0f} s per phase; "
         f"{os.cpu_count()} cpus"
     )
+    if args.query_load:
+        loads = []
+        with tempfile.TemporaryDirectory(prefix="bench-sniff-") as tmp:
+            for run in range(args.runs):
+                print(f"\nrun {run + 1}:", flush=True)
+                workdir = Path(tmp) / f"run-{run}"
+                workdir.mkdir()
+                loads.append(query_load_run(opts, workdir, run, args.query_deadline))
+        return 0 if summarize_query_load(loads) else 1
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-sniff-") as tmp:
         for run in range(args.runs):

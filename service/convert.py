@@ -22,7 +22,7 @@ from service.engine import (
     TileNotationError,
 )
 from service.engine.tiles import TILES
-from service.hub import OBSERVER, ApplyOutcome, Logged
+from service.hub import OBSERVER, ApplyOutcome, Logged, winning_seats
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 
 _PHASES = {
@@ -185,6 +185,14 @@ def state_pb(match_id: str, v: SeatView, choice: LeaderChoice | None) -> pb.Matc
     return msg
 
 
+def scores_pb(v: SeatView) -> pb.GetScoresResponse:
+    msg = pb.GetScoresResponse(scores=list(v.scores), target=v.target, over=v.winner is not None)
+    if v.winner is not None:
+        msg.winner = v.winner
+        msg.winning_seats.extend(winning_seats(v.winner, v.seats))
+    return msg
+
+
 def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
     """One logged event as `role` may see it: hidden tiles are left out."""
     e = logged.event
@@ -237,9 +245,8 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
             end.finisher = d["finisher"]
         msg.round_ended.CopyFrom(pb.RoundEnded(round_end=end))
     else:
-        seats = len(d["scores"])
         winner = d["winner"]
-        winning = [s for s in range(seats) if (s % 2 == winner % 2 if seats == 4 else s == winner)]
+        winning = winning_seats(winner, len(d["scores"]))
         msg.match_ended.CopyFrom(
             pb.MatchEnded(
                 match_end=pb.MatchEnd(winner=winner, winning_seats=winning, scores=d["scores"])

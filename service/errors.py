@@ -30,3 +30,35 @@ class StaleMoveCount(ServiceError):
 
 class RecoveryError(ServiceError):
     """The event log holds a match that does not replay through the engine."""
+
+
+class BadArgument(ServiceError):
+    """A request field outside its documented bounds, or not of its form."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class LimitReached(ServiceError):
+    """A service limit (streams, matches in play, running queries) is reached."""
+
+    def __init__(self, limit: str, message: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class QueryTimedOut(ServiceError):
+    """A query ran past its deadline (the caller's, or the service's maximum) and was stopped."""
+
+
+class MissingHouseKey(ServiceError):
+    """The call needs the service's house key and carries none."""
+
+
+class WrongHouseKey(ServiceError):
+    """The call carries a house key that is not the service's."""
+
+
+class ServiceStopping(ServiceError):
+    """The service is shutting down: open streams end, new queries are refused."""

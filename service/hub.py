@@ -5,20 +5,31 @@ may do what, applies moves through the engine, and acknowledges nothing
 before its events are durable in the event log. Each match has its own lock,
 so matches proceed in parallel and their events meet in the log's group
 commit; within a match, one action is applied at a time, in order.
+
+Its methods block (on a match's lock, on the log's fsync), so the gRPC
+server calls them from a bounded thread pool. Watchers do not block: a
+watcher registers a callback that the hub calls (without blocking) once new
+events of its match are durable, and then reads `events_from`.
+
+A change is applied in memory first (the engine refuses an illegal one
+before changing anything) and then appended to the log; if the append
+fails, the match is rebuilt from its durable events, so memory never holds
+an action the log does not, and the caller gets the log's error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from service.bounds import MATCH_ID
+from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 from service.engine import (
     ActionResult,
     CountedEnd,
@@ -32,13 +43,21 @@ from service.engine import (
     view,
 )
 from service.engine.errors import TileNotInHand
-from service.engine.rules import RULES_VERSION
+from service.engine.rules import RULES_VERSION, team_of
 from service.engine.tiles import NAMES
-from service.errors import Forbidden, MatchNotFound, MissingToken, RecoveryError, StaleMoveCount
+from service.errors import (
+    BadArgument,
+    Forbidden,
+    LimitReached,
+    MatchNotFound,
+    MissingToken,
+    RecoveryError,
+    StaleMoveCount,
+)
 from service.storage.events import LogEvent
 from service.storage.log import EventLog
 
-_MATCH_ID = re.compile(r"[0-9a-f]{16}")
+_MATCH_ID = MATCH_ID
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
 
 FINISHED_KEPT = 1_000
@@ -53,6 +72,16 @@ OBSERVER = -1
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def winning_seats(winner: int, seats: int) -> tuple[int, ...]:
+    """Every seat that wins with `winner`: its own, and with partners its partner's too.
+
+    (This belongs in the engine, beside `team_of`; it lives here until the
+    engine has it.)
+    """
+    team = team_of(winner, seats)
+    return tuple(s for s in range(seats) if team_of(s, seats) == team)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +114,11 @@ class LiveMatch:
     match: Match
     token_digests: tuple[str, ...]
     """sha256 of each seat token, then of the observer token (tokens themselves are not kept)."""
-    lock: threading.Condition = field(default_factory=threading.Condition)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     events: list[Logged] = field(default_factory=list)
-    watchers: int = 0
-    """WatchMatch streams waiting on `lock` (no one to wake: no notify)."""
+    """Durable events only, appended whole under `lock` (readers may slice it without it)."""
+    listeners: set[Callable[[], None]] = field(default_factory=set)
+    """Called, without blocking, after new durable events are added (see `Hub.listen`)."""
     outcomes: list[tuple[int, str, ApplyOutcome]] = field(default_factory=list)
     """Per applied action, by move number: (seat, notation, outcome)."""
 
@@ -117,9 +147,14 @@ class Created:
 class Hub:
     """Every live match of one service process, backed by one event log."""
 
-    def __init__(self, log: EventLog) -> None:
+    def __init__(self, log: EventLog, max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES) -> None:
         self.log = log
+        self.max_live_matches = max_live_matches
         self._matches: dict[str, LiveMatch] = {}
+        self._in_play: set[str] = set()
+        """Matches created (or recovered) and not won yet."""
+        self._creating = 0
+        """Creations under way: they count against `max_live_matches` until they fail."""
         self._registry_lock = threading.Lock()
         self._finished: deque[str] = deque()
         """Finished matches still in memory, oldest first."""
@@ -165,11 +200,30 @@ class Hub:
         seed: int | None = None,
         deal: Deal | None = None,
     ) -> Created:
-        """A new match with its first round dealt, durable before it is returned."""
+        """A new match with its first round dealt, durable before it is returned.
+
+        Raises LimitReached when `max_live_matches` matches are in play.
+        """
         if seed is None:
             seed = secrets.randbits(63)
         match = Match(seats, seed=seed, target=target, auto_deal=False)
         match.deal(deal)
+        with self._registry_lock:
+            if len(self._in_play) + self._creating >= self.max_live_matches:
+                raise LimitReached(
+                    "max_live_matches",
+                    f"the service already has {self.max_live_matches:,} matches in play: "
+                    "finish some first",
+                )
+            self._creating += 1
+        try:
+            return self._create(match, seed, deal is not None)
+        finally:
+            with self._registry_lock:
+                self._creating -= 1
+
+    def _create(self, match: Match, seed: int, explicit: bool) -> Created:
+        seats = match.seats
         match_id = secrets.token_hex(8)
         seat_tokens = tuple(secrets.token_urlsafe(24) for _ in range(seats))
         observer = secrets.token_urlsafe(24)
@@ -183,11 +237,12 @@ class Hub:
             rules_version=RULES_VERSION,
             token_sha256=list(digests),
         )
-        events = [created, self._deal_event(live, 1, deal is not None)]
+        events = [created, self._deal_event(live, 1, explicit)]
         self.log.append(events)
-        live.events.extend(Logged(e, 0) for e in events)
+        live.events.extend([Logged(e, 0) for e in events])
         with self._registry_lock:
             self._matches[match_id] = live
+            self._in_play.add(match_id)
         return Created(match_id, seat_tokens, observer, match)
 
     def _deal_event(self, live: LiveMatch, seq: int, explicit: bool) -> LogEvent:
@@ -221,8 +276,7 @@ class Hub:
                 self._rebuild(live)
                 raise
             live.events.append(Logged(event, match.move_count))
-            if live.watchers:
-                live.lock.notify_all()
+            self._notify(live)
             log = match.history[-1]
             return match.round_index, log.deal.leader, log.leader_choice
 
@@ -230,12 +284,11 @@ class Hub:
 
     def legal_moves(self, match_id: str, token: str, seat: int) -> list[Move]:
         live, role = self.authorize(match_id, token)
+        self._check_seat(live, seat)
         if role not in (seat, OBSERVER):
             raise Forbidden(f"this token may not see seat {seat}'s moves")
         with live.lock:
             match = live.match
-            if not 0 <= seat < match.seats:
-                raise Forbidden(f"seat {seat} is not a seat of this match")
             if match.phase is not Phase.PLAYING or match.turn != seat:
                 return []
             return match.legal_moves()
@@ -245,6 +298,7 @@ class Hub:
     ) -> ApplyOutcome:
         """Apply one action exactly once; durable before it returns."""
         live, role = self.authorize(match_id, token)
+        self._check_seat(live, seat)
         if role != seat:
             who = "the observer" if role == OBSERVER else f"seat {role}'s token"
             raise Forbidden(f"{who} may not move for seat {seat}")
@@ -276,12 +330,18 @@ class Hub:
             except BaseException:
                 self._rebuild(live)
                 raise
-            live.events.extend(Logged(e, outcome.move_count) for e in events)
-            if live.watchers:
-                live.lock.notify_all()
+            live.events.extend([Logged(e, outcome.move_count) for e in events])
+            self._notify(live)
         if outcome.result.winner is not None:
+            with self._registry_lock:
+                self._in_play.discard(match_id)
             self._retire(match_id)
         return outcome
+
+    @staticmethod
+    def _check_seat(live: LiveMatch, seat: int) -> None:
+        if not 0 <= seat < live.match.seats:
+            raise BadArgument("seat", f"seat: {seat} is not a seat of this match")
 
     def _retire(self, match_id: str) -> None:
         """Keep only the most recently finished matches in memory; older ones reload on demand.
@@ -307,8 +367,7 @@ class Hub:
             hands = tuple(tuple(match.hand(s)) for s in range(match.seats))
         winners: tuple[int, ...] = ()
         if result.winner is not None:
-            team = match.teams[result.winner]
-            winners = tuple(s for s in range(match.seats) if match.teams[s] == team)
+            winners = winning_seats(result.winner, match.seats)
         outcome = ApplyOutcome(
             result=result,
             round_index=round_index,
@@ -373,34 +432,38 @@ class Hub:
             choice = match.history[-1].leader_choice if match.history else None
             return view(match, None if role == OBSERVER else role), choice
 
-    def watch(
-        self,
-        match_id: str,
-        token: str,
-        from_sequence: int,
-        active: Callable[[], bool],
-        poll: float = 0.5,
-    ) -> Iterator[tuple[int, Logged]]:
-        """Yield (role, event) from `from_sequence` on, waiting for new ones until the end."""
-        live, role = self.authorize(match_id, token)
-        next_seq = from_sequence
-        while active():
-            with live.lock:
-                while len(live.events) <= next_seq and live.match.phase is not Phase.OVER:
-                    live.watchers += 1
-                    try:
-                        woken = live.lock.wait(poll)
-                    finally:
-                        live.watchers -= 1
-                    if not woken and not active():
-                        return
-                batch = live.events[next_seq:]
-                over = live.match.phase is Phase.OVER
-            for item in batch:
-                yield role, item
-            next_seq += len(batch)
-            if over and next_seq >= len(live.events):
-                return
+    @staticmethod
+    def listen(live: LiveMatch, callback: Callable[[], None]) -> None:
+        """Call `callback` after each change to `live`'s durable events, until `unlisten`.
+
+        It is called from the thread that made the change, with the match's
+        lock held: it must only signal (for example, schedule a wake-up on an
+        event loop), never block or call back into the hub. Registering takes
+        no lock (adding to a set is atomic), so an event loop may call this.
+        Listen first, then read `events_from`: no change is then missed.
+        """
+        live.listeners.add(callback)
+
+    @staticmethod
+    def unlisten(live: LiveMatch, callback: Callable[[], None]) -> None:
+        live.listeners.discard(callback)
+
+    @staticmethod
+    def events_from(live: LiveMatch, seq: int) -> tuple[list[Logged], bool]:
+        """The durable events from `seq` on, and whether the match is over with them.
+
+        Takes no lock (the events list only ever grows by whole appends, or is
+        replaced by an equal one), so a watcher on an event loop never waits
+        for a move's fsync.
+        """
+        events = live.events
+        over = bool(events) and events[-1].event.kind == "match_ended"
+        return events[seq:], over
+
+    @staticmethod
+    def _notify(live: LiveMatch) -> None:
+        for callback in tuple(live.listeners):
+            callback()
 
     def match_ids(self) -> list[str]:
         return list(self._matches)
@@ -416,8 +479,13 @@ class Hub:
         count = 0
         for match_id, events in self.log.events_by_match(unfinished_only=True):
             self._matches[match_id] = self._replayed(match_id, events)
+            self._in_play.add(match_id)
             count += 1
         return count
+
+    def in_play(self) -> int:
+        """How many matches are in play (created and not yet won)."""
+        return len(self._in_play)
 
     def _replayed(self, match_id: str, events: list[LogEvent]) -> LiveMatch:
         live = LiveMatch(match_id, Match(2, auto_deal=False), ())

@@ -1,24 +1,35 @@
 """Build and run the gRPC server: the app service, health and reflection, one event log.
 
-`create_server` is separate from `serve` so tests can start a real server on
-an ephemeral port in-process; `serve` adds signal handling for production.
+The server is grpcio's asyncio server (`grpc.aio`) on an event loop of its
+own thread: an open stream is a suspended coroutine, not a thread, so idle
+WatchMatch streams cannot starve other calls. The hub's blocking work (a
+match's lock, the engine, the log's durable append) runs in a bounded
+thread pool of `HUB_THREADS`.
+
+`create_server` returns a started server (tests start one on an ephemeral
+port in-process and stop it with `Running.stop`); `serve` adds signal
+handling for production.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import signal
 import threading
-from concurrent import futures
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Final
 
 import grpc
+import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB
+from service.bounds import MAX_TOKEN_LENGTH
+from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB, DEFAULT_MAX_LIVE_MATCHES
 from service.hub import Hub
 from service.rpc.gen.sniff.v1 import sniff_pb2, sniff_pb2_grpc
 from service.servicer import SniffServicer
@@ -27,74 +38,164 @@ from service.storage.log import EventLog
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = sniff_pb2.DESCRIPTOR.services_by_name["SniffService"].full_name
+HUB_THREADS: Final = 16
+"""Threads that run hub calls: calls beyond this many wait in a queue, holding no thread."""
+
+
+@dataclass(frozen=True)
+class Tls:
+    """The server's TLS certificate chain and private key, PEM-encoded."""
+
+    certificate_chain: bytes
+    private_key: bytes
+
+    @classmethod
+    def from_files(cls, cert_file: str | Path, key_file: str | Path) -> Tls:
+        return cls(Path(cert_file).read_bytes(), Path(key_file).read_bytes())
+
+
+def read_house_key(path: str | Path) -> bytes:
+    """The house key in a file (surrounding whitespace dropped); ValueError if unusable."""
+    key = Path(path).read_bytes().strip()
+    if not key:
+        raise ValueError(f"the house key file {path} is empty")
+    if len(key) > MAX_TOKEN_LENGTH:
+        raise ValueError(f"the house key in {path} is longer than {MAX_TOKEN_LENGTH} bytes")
+    return key
 
 
 @dataclass
 class Running:
     """A started server, the port it bound, and what must be closed with it."""
 
-    server: grpc.Server
+    server: grpc.aio.Server
     port: int
     address: str
     hub: Hub
-    health: health.HealthServicer
+    servicer: SniffServicer
+    health: Any  # grpc_health's asyncio HealthServicer
     query_token: str
     """What the Query RPC asks for; also in `<db>.owner.json` (mode 0600)."""
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    pool: ThreadPoolExecutor
+    _stopped: bool = field(default=False, repr=False)
 
     def stop(self, grace: float = 5.0) -> None:
-        """Refuse new work, let in-flight calls finish, then flush and close the log."""
-        self.health.enter_graceful_shutdown()
-        self.server.stop(grace).wait()
-        self.hub.log.close()
+        """Say NOT_SERVING, end idle streams, let in-flight calls finish, then flush and close.
+
+        Calls still running after `grace` seconds are cancelled. Safe to call twice.
+        """
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            asyncio.run_coroutine_threadsafe(self._drain(grace), self.loop).result()
+        finally:
+            self.pool.shutdown(wait=True)  # hub calls under way finish (and reach the log)
+            self.hub.log.close()
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join()
+            self.loop.close()
+
+    async def _drain(self, grace: float) -> None:
+        await self.health.enter_graceful_shutdown()
+        self.servicer.close()
+        await self.server.stop(grace)
 
 
 def create_server(
     address: str = DEFAULT_ADDRESS,
     db_path: str | Path = DEFAULT_DB,
-    max_workers: int = 32,
     *,
     sync: bool = True,
+    house_key: bytes | None = None,
+    max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES,
+    tls: Tls | None = None,
+    event_log: EventLog | None = None,
+    hub_threads: int = HUB_THREADS,
 ) -> Running:
     """Open the log, rebuild its matches, bind `address` (port 0 picks one) and start serving.
 
     `sync=False` acknowledges events once the OS has them (safe from a crash
-    of the process, not of the machine): see `EventLog`.
+    of the process, not of the machine): see `EventLog`. With `house_key`,
+    CreateMatch and explicit deals need it; with `tls`, the port speaks TLS
+    only. `event_log` replaces the log at `db_path` (the benchmark's no-log
+    server passes a stand-in).
     """
-    event_log = EventLog(db_path, sync=sync)
+    if event_log is None:
+        event_log = EventLog(db_path, sync=sync)
     try:
-        hub = Hub(event_log)
+        hub = Hub(event_log, max_live_matches)
         recovered = hub.recover()
         if recovered:
             log.info("rebuilt %d matches from %s", recovered, db_path)
-        server = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sniff-rpc"),
-            options=[("grpc.so_reuseport", 0)],
-        )
+        pool = ThreadPoolExecutor(max_workers=hub_threads, thread_name_prefix="sniff-hub")
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="sniff-grpc", daemon=True)
+        thread.start()
         query_token = secrets.token_urlsafe(24)
-        sniff_pb2_grpc.add_SniffServiceServicer_to_server(SniffServicer(hub, query_token), server)
-        health_servicer = health.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        reflection.enable_server_reflection(
-            (
-                SERVICE_NAME,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ),
-            server,
-        )
-        port = server.add_insecure_port(address)
-        if port == 0:
-            raise OSError(f"could not bind {address}")
+        try:
+            server, servicer, checker, port = asyncio.run_coroutine_threadsafe(
+                _start(address, hub, pool, query_token, house_key, tls), loop
+            ).result()
+        except BaseException:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+            loop.close()
+            pool.shutdown()
+            raise
         host = address.rsplit(":", 1)[0]
         bound = f"{host}:{port}"
-        server.start()
-        for name in (SERVICE_NAME, ""):
-            health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        event_log.advertise(bound, query_token)
+        running = Running(
+            server, port, bound, hub, servicer, checker, query_token, loop, thread, pool
+        )
+        try:
+            event_log.advertise(bound, query_token)
+        except BaseException:
+            running.stop(grace=0)
+            raise
     except BaseException:
         event_log.close()
         raise
-    return Running(server, port, bound, hub, health_servicer, query_token)
+    return running
+
+
+async def _start(
+    address: str,
+    hub: Hub,
+    pool: ThreadPoolExecutor,
+    query_token: str,
+    house_key: bytes | None,
+    tls: Tls | None,
+) -> tuple[grpc.aio.Server, SniffServicer, Any, int]:
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    servicer = SniffServicer(hub, query_token, pool=pool, house_key=house_key)
+    sniff_pb2_grpc.add_SniffServiceServicer_to_server(servicer, server)
+    checker = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    reflection.enable_server_reflection(
+        (
+            SERVICE_NAME,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    try:
+        if tls is None:
+            port = server.add_insecure_port(address)
+        else:
+            credentials = grpc.ssl_server_credentials([(tls.private_key, tls.certificate_chain)])
+            port = server.add_secure_port(address, credentials)
+    except RuntimeError as exc:  # grpc.aio raises where the sync server returned 0
+        raise OSError(f"could not bind {address}: {exc}") from None
+    if port == 0:
+        raise OSError(f"could not bind {address}")
+    await server.start()
+    for name in (SERVICE_NAME, ""):
+        await checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, servicer, checker, port
 
 
 def serve(
@@ -103,9 +204,21 @@ def serve(
     ready: threading.Event | None = None,
     *,
     sync: bool = True,
+    house_key: bytes | None = None,
+    max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES,
+    tls: Tls | None = None,
+    event_log: EventLog | None = None,
 ) -> int:
     """Serve until SIGTERM or SIGINT; then drain in-flight calls, flush the log and return 0."""
-    running = create_server(address, db_path, sync=sync)
+    running = create_server(
+        address,
+        db_path,
+        sync=sync,
+        house_key=house_key,
+        max_live_matches=max_live_matches,
+        tls=tls,
+        event_log=event_log,
+    )
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -113,7 +226,9 @@ def serve(
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    print(f"sniff: serving on {running.address}, event log {db_path}", flush=True)
+    where = "none" if event_log is not None else str(db_path)
+    secure = ", TLS" if tls is not None else ""
+    print(f"sniff: serving on {running.address}, event log {where}{secure}", flush=True)
     if ready is not None:
         ready.set()
     stop.wait()

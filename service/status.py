@@ -7,6 +7,8 @@ the rule broken) and a `google.rpc.ErrorInfo` whose `reason` is an
 
 from __future__ import annotations
 
+import errno
+
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -21,8 +23,19 @@ from service.engine import (
     NotYourTurn,
     RoundInPlay,
 )
-from service.errors import Forbidden, MatchNotFound, MissingToken, StaleMoveCount
-from service.storage.errors import QueryError, ReadOnlyViolation
+from service.errors import (
+    BadArgument,
+    Forbidden,
+    LimitReached,
+    MatchNotFound,
+    MissingHouseKey,
+    MissingToken,
+    QueryTimedOut,
+    ServiceStopping,
+    StaleMoveCount,
+    WrongHouseKey,
+)
+from service.storage.errors import QueryError, ReadOnlyViolation, StorageError
 
 DOMAIN = "sniff.v1"
 
@@ -49,7 +62,49 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_ILLEGAL_MOVE"
     if isinstance(exc, ReadOnlyViolation | QueryError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_QUERY"
+    if isinstance(exc, BadArgument):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT"
+    if isinstance(exc, LimitReached):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_LIMIT_REACHED"
+    if isinstance(exc, QueryTimedOut):
+        return grpc.StatusCode.DEADLINE_EXCEEDED, "ERROR_REASON_LIMIT_REACHED"
+    if isinstance(exc, MissingHouseKey):
+        return grpc.StatusCode.UNAUTHENTICATED, "ERROR_REASON_BAD_HOUSE_KEY"
+    if isinstance(exc, WrongHouseKey):
+        return grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_HOUSE_KEY"
+    if isinstance(exc, ServiceStopping):
+        return grpc.StatusCode.UNAVAILABLE, "ERROR_REASON_UNSPECIFIED"
+    if isinstance(exc, StorageError):
+        if disk_full(exc):
+            return grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_STORAGE_FULL"
+        return grpc.StatusCode.UNAVAILABLE, "ERROR_REASON_STORAGE_UNAVAILABLE"
     raise exc
+
+
+def disk_full(exc: BaseException) -> bool:
+    """True when the log failed for want of disk space (ENOSPC or EDQUOT anywhere in the chain).
+
+    The storage package wraps the OS error of a failed journal write in a
+    StorageError; following the causes finds it whatever the wrapper's type.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _message(exc: Exception) -> str:
+    """The refusal's text; a storage failure says that nothing was applied."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, StorageError) and not isinstance(exc, ReadOnlyViolation | QueryError):
+        if disk_full(exc):
+            return "the event log's disk is full: nothing was applied; retry once space is freed"
+        return f"the event log could not record this, so nothing was applied: {text}"
+    return text
 
 
 def to_status(exc: Exception) -> grpc.Status:
@@ -58,10 +113,15 @@ def to_status(exc: Exception) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
     if isinstance(exc, IllegalMove | NotationError | BadDeal):
         info.metadata["kind"] = exc.kind
+    if isinstance(exc, BadArgument):
+        info.metadata["field"] = exc.field
+    if isinstance(exc, LimitReached):
+        info.metadata["limit"] = exc.limit
+    if isinstance(exc, QueryTimedOut):
+        info.metadata["limit"] = "query_seconds"
     detail = any_pb2.Any()
     detail.Pack(info)
-    message = str(exc) or type(exc).__name__
-    status = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    status = status_pb2.Status(code=code.value[0], message=_message(exc), details=[detail])
     return rpc_status.to_status(status)
 
 
@@ -74,6 +134,13 @@ def invalid_argument(message: str, reason: str = "ERROR_REASON_UNSPECIFIED") -> 
 
 
 KNOWN_ERRORS: tuple[type[Exception], ...] = (
+    BadArgument,
+    LimitReached,
+    QueryTimedOut,
+    MissingHouseKey,
+    WrongHouseKey,
+    ServiceStopping,
+    StorageError,
     MatchNotFound,
     MissingToken,
     Forbidden,
@@ -81,6 +148,4 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     NotationError,
     BadDeal,
     IllegalMove,
-    ReadOnlyViolation,
-    QueryError,
 )

@@ -70,14 +70,57 @@ class Service:
 
 
 @contextlib.contextmanager
-def serving(db_path: Path) -> Iterator[Service]:
-    """`create_server("127.0.0.1:0", db_path)`, a channel to it; stopped and closed after."""
-    running = create_server("127.0.0.1:0", db_path)
+def serving(db_path: Path, **options: Any) -> Iterator[Service]:
+    """`create_server("127.0.0.1:0", db_path, **options)`, a channel to it; stopped after."""
+    running = create_server("127.0.0.1:0", db_path, **options)
     try:
         with grpc.insecure_channel(running.address) as channel:
             yield Service(running, db_path, channel, Stub(channel, running.query_token))
     finally:
         running.stop(grace=2.0)
+
+
+def self_signed_certificate(directory: Path, name: str = "server") -> tuple[Path, Path]:
+    """A new self-signed certificate for 127.0.0.1 and localhost: (cert.pem, key.pem)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"sniff test {name}")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / f"{name}.crt", directory / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    key_path.chmod(0o600)
+    return cert_path, key_path
 
 
 def free_port() -> int:

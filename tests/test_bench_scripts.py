@@ -121,3 +121,12 @@ def test_bench_kernel_quick_table_has_a_row_per_seat_count_and_policy() -> None:
     for seats in (2, 3, 4):
         for policy in ("random", "greedy"):
             assert re.search(rf"^\s+{seats}\s+{policy}\s+[\d,]+ \(.*OK$", out, re.MULTILINE), out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_service_query_load_quick_stops_every_heavy_query() -> None:
+    """The script exits 1 if a heavy query ran to its end or a call failed."""
+    out = run_script("bench_service.py", "--query-load", "--quick")
+    sent = re.findall(r"queries: \{'sent': (\d+), 'finished': 0", out)
+    assert sent, out
+    assert int(sent[0]) > 0

@@ -1,8 +1,10 @@
-"""The Node.js client (clients/node/play.js) plays whole matches against a real server.
+"""The Node.js clients (clients/node) play whole matches against a real server.
 
-The client knows nothing but the public contract (proto/sniff/v1/sniff.proto,
+`conformance.js` knows nothing but the public contract (proto/sniff/v1/sniff.proto,
 loaded at run time) and checks every reply itself; this test runs it for 2, 3
 and 4 seats and cross-checks its summary against the server's event log.
+`play.js` is the sample a user would copy; it plays a match in plaintext and
+over TLS.
 
 Needs Node.js and the client's packages: run `npm ci` in clients/node first
 (scripts/check.sh does).
@@ -24,18 +26,19 @@ import pytest
 from analysis.logquery import table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from service.server import Running, create_server
-from tests.service_helpers import Stub, query_token_of
+from service.server import Running, Tls, create_server
+from tests.service_helpers import Stub, query_token_of, self_signed_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT_DIR = ROOT / "clients" / "node"
 PLAY = CLIENT_DIR / "play.js"
+CONFORMANCE = CLIENT_DIR / "conformance.js"
 RUN_TIMEOUT = 120.0
 RPC_TIMEOUT = 10.0
 
 
-def node_command() -> list[str]:
-    """The command that runs play.js, or a failure that says what to install."""
+def node_command(script: Path = CONFORMANCE) -> list[str]:
+    """The command that runs a client script, or a failure that says what to install."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("Node.js is not installed: the Node client test needs `node` (version 18+)")
@@ -44,7 +47,7 @@ def node_command() -> list[str]:
             "clients/node/node_modules is missing: run "
             "`cd clients/node && npm ci --no-audit --no-fund` (scripts/check.sh does this)"
         )
-    return [node, str(PLAY)]
+    return [node, str(script)]
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +74,9 @@ def query(stub: sniff_pb2_grpc.SniffServiceStub, sql: str, *values: str) -> list
     return rows
 
 
-def run_client(*args: str) -> subprocess.CompletedProcess[str]:
+def run_client(*args: str, script: Path = CONFORMANCE) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*node_command(), *args],
+        [*node_command(script), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -87,7 +90,7 @@ def test_node_client_plays_a_whole_match(
     server: Running, stub: sniff_pb2_grpc.SniffServiceStub, seats: int
 ) -> None:
     done = run_client(server.address, str(seats))
-    assert done.returncode == 0, f"play.js failed ({done.returncode}): {done.stderr.strip()}"
+    assert done.returncode == 0, f"conformance.js failed ({done.returncode}): {done.stderr}"
     lines = done.stdout.strip().splitlines()
     assert len(lines) == 1, done.stdout
     summary = json.loads(lines[0])
@@ -145,7 +148,54 @@ def test_node_client_fails_loudly_without_a_server() -> None:
     with socket.socket() as s:  # a port with nobody listening
         s.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{s.getsockname()[1]}"
-    done = run_client(address, "2")
-    assert done.returncode == 1
-    assert done.stdout == ""
-    assert "UNAVAILABLE" in done.stderr
+    for script in (CONFORMANCE, PLAY):
+        done = run_client(address, "2", script=script)
+        assert done.returncode == 1
+        assert done.stdout == ""
+        assert "UNAVAILABLE" in done.stderr
+
+
+def check_sample(stub: sniff_pb2_grpc.SniffServiceStub, done: Any, seats: int) -> None:
+    assert done.returncode == 0, f"play.js failed ({done.returncode}): {done.stderr}"
+    result = json.loads(done.stdout)
+    assert result["seats"] == seats
+    rows = query(
+        stub,
+        "SELECT winner, scores, finished FROM matches WHERE match_id = ?",
+        result["match_id"],
+    )
+    assert rows == [{"winner": result["winner"], "scores": result["scores"], "finished": True}]
+    actions = query(
+        stub, "SELECT count(*) AS n FROM actions WHERE match_id = ?", result["match_id"]
+    )
+    assert actions == [{"n": result["moves"]}]
+
+
+def test_the_sample_client_plays_a_match(
+    server: Running, stub: sniff_pb2_grpc.SniffServiceStub
+) -> None:
+    check_sample(stub, run_client(server.address, "3", "5", script=PLAY), 3)
+
+
+def test_the_sample_client_plays_over_tls_with_the_services_certificate(
+    tmp_path: Path,
+) -> None:
+    cert, key = self_signed_certificate(tmp_path)
+    other, _ = self_signed_certificate(tmp_path, "other")
+    running = create_server(
+        "127.0.0.1:0", tmp_path / "events.duckdb", tls=Tls.from_files(cert, key)
+    )
+    try:
+        credentials = grpc.ssl_channel_credentials(cert.read_bytes())
+        with grpc.secure_channel(running.address, credentials) as channel:
+            stub = Stub(channel, running.query_token)
+            done = run_client(running.address, "2", "9", "--tls-ca", str(cert), script=PLAY)
+            check_sample(stub, done, 2)
+            done = run_client(running.address, "4", "--tls-ca", str(cert))
+            assert done.returncode == 0, done.stderr  # the conformance checks pass over TLS too
+        for refused in ([], ["--tls-ca", str(other)]):  # plaintext, or the wrong CA
+            done = run_client(running.address, "2", *refused, script=PLAY)
+            assert done.returncode == 1
+            assert "UNAVAILABLE" in done.stderr
+    finally:
+        running.stop()

@@ -11,9 +11,11 @@ import random
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.service_helpers import (
@@ -173,32 +175,47 @@ def test_another_seats_token_or_the_observer_may_not_move_or_see_its_moves(
     assert_refused(
         rpc_error(stub.ListLegalMoves, request), PERMISSION_DENIED, "ERROR_REASON_BAD_TOKEN"
     )
-    for seat in (2, 7):  # not a seat of a 2-seat match
-        request = pb.ListLegalMovesRequest(match_id=mid, token=dealt.seat_tokens[0], seat=seat)
-        assert_refused(rpc_error(stub.ListLegalMoves, request), PERMISSION_DENIED)
-        request = pb.ApplyMoveRequest(
-            match_id=mid, token=dealt.seat_tokens[0], seat=seat, notation="6-6"
-        )
-        assert_refused(rpc_error(stub.ApplyMove, request), PERMISSION_DENIED)
+    for seat in (2, 7):  # not a seat of a 2-seat match: a bad argument, whoever asks
+        for token in (dealt.seat_tokens[0], dealt.observer_token):
+            request = pb.ListLegalMovesRequest(match_id=mid, token=token, seat=seat)
+            exc = rpc_error(stub.ListLegalMoves, request)
+            assert_refused(exc, INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT", "seat")
+            request = pb.ApplyMoveRequest(match_id=mid, token=token, seat=seat, notation="6-6")
+            exc = rpc_error(stub.ApplyMove, request)
+            assert_refused(exc, INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT", "seat")
     assert snapshot(stub, dealt) == before
     # The seat's own token works.
     assert apply(stub, dealt, 0, "6-6", 0).move_count == 1
 
 
+def _match_calls(stub: Stub, match_id: str, token: str) -> list[tuple[Any, Message]]:
+    return [
+        (stub.GetState, pb.GetStateRequest(match_id=match_id, token=token)),
+        (stub.GetScores, pb.GetScoresRequest(match_id=match_id, token=token)),
+        (stub.ListLegalMoves, pb.ListLegalMovesRequest(match_id=match_id, token=token)),
+        (stub.DealRound, pb.DealRoundRequest(match_id=match_id, token=token)),
+        (stub.WatchMatch, pb.WatchMatchRequest(match_id=match_id, token=token)),
+        (stub.ApplyMove, pb.ApplyMoveRequest(match_id=match_id, token=token, notation="draw")),
+    ]
+
+
 def test_unknown_match_is_not_found(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=9)
-    token = created.observer_token
-    for call, request in [
-        (stub.GetState, pb.GetStateRequest(match_id="nope", token=token)),
-        (stub.GetScores, pb.GetScoresRequest(match_id="nope", token=token)),
-        (stub.ListLegalMoves, pb.ListLegalMovesRequest(match_id="nope", token=token)),
-        (stub.DealRound, pb.DealRoundRequest(match_id="nope", token=token)),
-        (stub.WatchMatch, pb.WatchMatchRequest(match_id="nope", token=token)),
-        (stub.ApplyMove, pb.ApplyMoveRequest(match_id="", token=token, notation="draw")),
-    ]:
+    for call, request in _match_calls(stub, "0123456789abcdef", created.observer_token):
         exc = rpc_error(call, request)
         assert_refused(exc, grpc.StatusCode.NOT_FOUND, "ERROR_REASON_MATCH_NOT_FOUND")
+
+
+@pytest.mark.parametrize(
+    "match_id", ["", "nope", "0123456789ABCDEF", "0123456789abcdef0", "é" * 16]
+)
+def test_a_match_id_not_of_the_id_form_is_an_invalid_argument(svc: Service, match_id: str) -> None:
+    stub = svc.stub
+    created = create(stub, 2, seed=9)
+    for call, request in _match_calls(stub, match_id, created.observer_token):
+        exc = rpc_error(call, request)
+        assert_refused(exc, INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT", "match_id")
 
 
 # -- illegal moves: FAILED_PRECONDITION, nothing changes -------------------------------------

@@ -17,6 +17,7 @@ from analysis.cli.options import (
 )
 from analysis.cli.params import HELP as PARAM_HELP
 from analysis.cli.params import PARAM
+from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 
 
 @click.command()
@@ -30,22 +31,76 @@ from analysis.cli.params import PARAM
     help="Sync each acknowledged event to disk (survives power loss); without, "
     "acknowledged events survive a crash of the service but not of the machine.",
 )
+@click.option(
+    "--house-key-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A file holding the house key: CreateMatch and explicit deals then need it "
+    "(call metadata x-sniff-house-key).",
+)
+@click.option(
+    "--max-live-matches",
+    type=click.IntRange(1, 1_000_000),
+    default=DEFAULT_MAX_LIVE_MATCHES,
+    show_default=True,
+    help="Matches in play at once; CreateMatch beyond is refused (RESOURCE_EXHAUSTED).",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="PEM certificate chain: serve TLS only (use it beyond loopback; needs --tls-key).",
+)
+@click.option("--tls-key", type=click.Path(dir_okay=False), default=None, help="PEM private key.")
 @db_option
-def serve(host: str, port: int, sync: bool, db_path: str) -> None:
+def serve(
+    host: str,
+    port: int,
+    sync: bool,
+    house_key_file: str | None,
+    max_live_matches: int,
+    tls_cert: str | None,
+    tls_key: str | None,
+    db_path: str,
+) -> None:
     """Run the gRPC service, logging every event to the DuckDB file.
 
     SIGTERM (or Ctrl-C) drains in-flight calls, flushes the log and exits 0.
     A start that cannot happen (the log cannot be created or is not a Sniff
-    event log, another service holds it, the port is in use) is one line on
-    stderr and exit status 2, with nothing written.
+    event log, another service holds it, the port is in use, a key or
+    certificate file cannot be read) is one line on stderr and exit status
+    2, with nothing written.
 
     Example: sniff serve --port 50051 --db sniff.duckdb
     """
+    from service.server import Tls, read_house_key
     from service.server import serve as run
 
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    house_key = tls = None
+    try:
+        if house_key_file is not None:
+            house_key = read_house_key(house_key_file)
+    except (OSError, ValueError) as e:
+        raise click.BadParameter(str(e), param_hint="--house-key-file") from None
+    try:
+        if tls_cert is not None and tls_key is not None:
+            tls = Tls.from_files(tls_cert, tls_key)
+    except OSError as e:
+        raise click.BadParameter(str(e), param_hint="--tls-cert/--tls-key") from None
     check_port_free(host, port)
     try:
-        sys.exit(run(f"{host}:{port}", db_path, sync=sync))
+        sys.exit(
+            run(
+                f"{host}:{port}",
+                db_path,
+                sync=sync,
+                house_key=house_key,
+                max_live_matches=max_live_matches,
+                tls=tls,
+            )
+        )
     except Exception as e:
         failure = startup_failure(e, f"{host}:{port}", db_path)
         if failure is None:
@@ -152,15 +207,22 @@ Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --forma
     show_default=True,
     help="An aligned table for people, JSON Lines or CSV for programs.",
 )
+@click.option(
+    "--tls-ca",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    envvar="SNIFF_TLS_CA",
+    help="PEM CA certificate to trust when the service speaks TLS (env SNIFF_TLS_CA).",
+)
 @db_option
-def query(sql: str, params: tuple[object, ...], fmt: str, db_path: str) -> None:
+def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
     import grpc
 
     from analysis.logquery import NoLog, query_log
     from service.storage import StorageError
 
     try:
-        table, _ = query_log(db_path, sql, params)
+        table, _ = query_log(db_path, sql, params, tls_ca=tls_ca)
     except NoLog as e:
         raise Misuse(str(e)) from None
     except StorageError as e:

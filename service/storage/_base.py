@@ -48,6 +48,17 @@ _CONFIG: Final[dict[str, str | bool]] = {
     "lock_configuration": True,
 }
 
+# Added for the service's read-write open only: its queries share the machine
+# with play, so they get one DuckDB thread and bounded memory (and spill).
+# DuckDB has these settings per database instance, not per connection (and
+# `lock_configuration` forbids changing them later), so they are set here.
+# An offline read-only open keeps DuckDB's defaults.
+_SERVICE_CONFIG: Final[dict[str, str | bool | int]] = {
+    "threads": 1,
+    "memory_limit": "1GB",
+    "max_temp_directory_size": "1GB",
+}
+
 _ALLOWED: Final = frozenset({duckdb.StatementType.SELECT})
 # Table functions that are maintenance, not questions; they would otherwise
 # run inside a read-only transaction (checkpoint() does).
@@ -94,7 +105,10 @@ def release(key: str, write: bool) -> None:
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open the file with this package's settings, naming a lock holder's pid."""
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=dict(_CONFIG))
+        config: dict[str, str | bool | int | float | list[str]] = dict(_CONFIG)
+        if not read_only:
+            config.update(_SERVICE_CONFIG)
+        return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.IOException as exc:
         text = str(exc)
         match = _LOCK_PID.search(text)
@@ -308,14 +322,17 @@ class ReadAccess:
         *,
         batch_rows: int = 8192,
         timeout: float | None = None,
+        interrupt: QueryInterrupt | None = None,
     ) -> Iterator[pa.RecordBatch]:
         """Like `query`, streamed in record batches (for the Query RPC).
 
         The statement is checked at once; it runs when iteration starts, and
         its snapshot and cursor live until the iterator is exhausted or closed.
+        At least one batch comes: an empty result is one empty batch, which
+        carries the schema. `interrupt` lets another thread stop the query.
         """
         statement = read_only_statement(sql)
-        return self._stream(statement, params, batch_rows, timeout)
+        return self._stream(statement, params, batch_rows, timeout, interrupt)
 
     def _stream(
         self,
@@ -323,17 +340,28 @@ class ReadAccess:
         params: Params,
         batch_rows: int,
         timeout: float | None,
+        interrupt: QueryInterrupt | None,
     ) -> Iterator[pa.RecordBatch]:
         with self._snapshot() as cursor, _deadline(cursor, timeout):
+            if interrupt is not None:
+                interrupt.attach(cursor)
             try:
                 reader = cursor.sql(statement, params=params).to_arrow_reader(batch_rows)
                 if reader is None:
                     return
-                yield from reader
+                empty = True
+                for batch in reader:
+                    empty = False
+                    yield batch
+                if empty:
+                    yield pa.RecordBatch.from_pylist([], schema=reader.schema)
             except duckdb.Error as exc:
                 raise _query_error(exc) from None
             except pa.ArrowException as exc:
                 raise QueryError(str(exc)) from None
+            finally:
+                if interrupt is not None:
+                    interrupt.detach()
 
     # -- the service's own reads --
 
@@ -403,6 +431,35 @@ class ReadAccess:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class QueryInterrupt:
+    """Lets another thread stop a running query: a caller that went away, a deadline.
+
+    Interrupting before the query starts makes it refuse to start; after it
+    ended, does nothing.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cursor: duckdb.DuckDBPyConnection | None = None
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self.interrupted = True
+            if self._cursor is not None:
+                self._cursor.interrupt()
+
+    def attach(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        with self._lock:
+            if self.interrupted:
+                raise QueryError("the query was cancelled before it started")
+            self._cursor = cursor
+
+    def detach(self) -> None:
+        with self._lock:
+            self._cursor = None
 
 
 @contextmanager

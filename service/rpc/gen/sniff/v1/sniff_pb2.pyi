@@ -20,6 +20,11 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_MOVE_COUNT_MISMATCH: _ClassVar[ErrorReason]
     ERROR_REASON_BAD_DEAL: _ClassVar[ErrorReason]
     ERROR_REASON_BAD_QUERY: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_ARGUMENT: _ClassVar[ErrorReason]
+    ERROR_REASON_LIMIT_REACHED: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_HOUSE_KEY: _ClassVar[ErrorReason]
+    ERROR_REASON_STORAGE_FULL: _ClassVar[ErrorReason]
+    ERROR_REASON_STORAGE_UNAVAILABLE: _ClassVar[ErrorReason]
 
 class Side(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -60,6 +65,11 @@ ERROR_REASON_WRONG_PHASE: ErrorReason
 ERROR_REASON_MOVE_COUNT_MISMATCH: ErrorReason
 ERROR_REASON_BAD_DEAL: ErrorReason
 ERROR_REASON_BAD_QUERY: ErrorReason
+ERROR_REASON_BAD_ARGUMENT: ErrorReason
+ERROR_REASON_LIMIT_REACHED: ErrorReason
+ERROR_REASON_BAD_HOUSE_KEY: ErrorReason
+ERROR_REASON_STORAGE_FULL: ErrorReason
+ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason
 SIDE_UNSPECIFIED: Side
 SIDE_LOW: Side
 SIDE_HIGH: Side

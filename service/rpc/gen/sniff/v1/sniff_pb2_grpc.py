@@ -93,7 +93,11 @@ class SniffServiceServicer:
 
         Returns the match id and every secret token. The caller (the "house")
         hands each seat token to that seat's player and keeps the observer token.
-        Errors: INVALID_ARGUMENT for a bad seat count, target or deal.
+        Needs the house key when the service has one. Errors: INVALID_ARGUMENT
+        for a bad seat count, target, seed or deal; UNAUTHENTICATED or
+        PERMISSION_DENIED (ERROR_REASON_BAD_HOUSE_KEY) without the house key;
+        RESOURCE_EXHAUSTED (ERROR_REASON_LIMIT_REACHED) when the service already
+        has its maximum of matches in play.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -104,9 +108,12 @@ class SniffServiceServicer:
 
         Without an explicit deal, the tiles are shuffled by the match's seeded
         generator and the leader is the previous round's finisher, or is chosen
-        by lot after a blocked round. Errors: FAILED_PRECONDITION
+        by lot after a blocked round. An explicit deal needs the observer token,
+        and the house key when the service has one. Errors: FAILED_PRECONDITION
         (ERROR_REASON_WRONG_PHASE) while a round is in play or after the match is
-        over; PERMISSION_DENIED for a bad token.
+        over; PERMISSION_DENIED for a bad token; UNAUTHENTICATED or
+        PERMISSION_DENIED (ERROR_REASON_BAD_HOUSE_KEY) for an explicit deal
+        without the house key.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -168,8 +175,11 @@ class SniffServiceServicer:
 
         The server first sends every recorded event with a sequence number at or
         after `from_sequence`, then each new event as it happens. The stream ends
-        after the MatchEnded event, or when the client cancels it. Hidden
-        information is filtered for the caller's token.
+        after the MatchEnded event, or when the client cancels it; a stopping
+        service ends it with UNAVAILABLE. Hidden information is filtered for the
+        caller's token. A waiting stream costs the service no thread, but each
+        token may hold at most 16 open streams and each match 64
+        (RESOURCE_EXHAUSTED, ERROR_REASON_LIMIT_REACHED, beyond).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -183,10 +193,22 @@ class SniffServiceServicer:
         matches still in play, so only the holder of the service's query token
         may call this: the service writes that token to `<db path>.owner.json`
         beside the log file, readable only by the user who may open the log file
-        itself. Errors: UNAUTHENTICATED (ERROR_REASON_BAD_TOKEN) without the
-        token, PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN) with another;
+        itself.
+
+        A query runs until the caller's gRPC deadline, and never longer than the
+        service's maximum of 60 seconds; its DuckDB work is interrupted when
+        the deadline passes or the caller cancels. It runs on one DuckDB thread
+        at the lowest scheduling priority, within a memory limit of 1 GB for
+        the whole log, so analysts cannot slow play down much. At most 2 queries
+        run at once.
+
+        Errors: UNAUTHENTICATED (ERROR_REASON_BAD_TOKEN) without the token,
+        PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN) with another;
         INVALID_ARGUMENT (ERROR_REASON_BAD_QUERY) for SQL that does not parse,
-        fails, or tries to write.
+        fails (also for want of memory, with DuckDB's message), or tries to
+        write; DEADLINE_EXCEEDED (ERROR_REASON_LIMIT_REACHED) past the service's
+        maximum time; RESOURCE_EXHAUSTED (ERROR_REASON_LIMIT_REACHED) when 2
+        queries already run.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

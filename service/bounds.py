@@ -1,0 +1,155 @@
+"""The bounds of every number and string a client may send, checked where a request enters.
+
+Each bound here is the one the proto documents at its field. A request that
+breaks one is refused with `BadArgument` (INVALID_ARGUMENT, naming the
+field) before the hub, the engine or the event log sees it, so no value a
+client chose can overflow a column, break a view or cost unbounded work.
+(Tiles and sides are checked where they are converted, `convert.py`, as
+malformed moves; a deal's tiles, as bad deals by the engine.)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from service.engine.dealing import SEED_LIMIT
+from service.errors import BadArgument
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+
+MIN_TARGET: Final = 5
+"""The smallest target: one scoring placement's worth."""
+MAX_TARGET: Final = 10_000
+"""The largest target (a 2-seat match to 250 takes ~350 actions; this bounds a match's length)."""
+MAX_SEED: Final = SEED_LIMIT - 1
+"""Seeds are what the engine deals from: 0 .. 2^64-1 (the whole uint64 field)."""
+MAX_SEATS: Final = 4
+MAX_MOVE_COUNT: Final = 1_000_000
+"""The largest `expected_move_count` (far beyond any match to MAX_TARGET)."""
+MAX_SEQUENCE: Final = 2**31 - 1
+"""The largest `from_sequence` (event seqs are 32-bit in the log)."""
+MAX_TOKEN_LENGTH: Final = 256
+"""Tokens the service makes are 32 characters; the house key at most this many too."""
+MAX_NOTATION_LENGTH: Final = 32
+"""The longest notation, `[a|b]@[c|d]:branch_a`, has 20 characters."""
+MAX_PLACEMENTS: Final = 28
+"""ScoreLayout: no layout holds more tiles than the set has."""
+MAX_HAND_TILES: Final = 7
+MAX_SET_TILES: Final = 28
+MAX_QUERY_LENGTH: Final = 100_000
+"""Characters of one Query's SQL text."""
+MAX_QUERY_PARAMETERS: Final = 100
+MAX_PARAMETER_LENGTH: Final = 10_000
+"""Characters of one text parameter of a Query."""
+
+MATCH_ID: Final = re.compile(r"[0-9a-f]{16}")
+"""The form of the ids CreateMatch makes (`secrets.token_hex(8)`)."""
+
+
+def _refuse(field: str, message: str) -> BadArgument:
+    return BadArgument(field, f"{field}: {message}")
+
+
+def match_id(value: str, field: str = "match_id") -> None:
+    if not MATCH_ID.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise _refuse(field, f"{shown!r} is not a match id (16 lowercase hex digits)")
+
+
+def token(value: str, field: str = "token") -> None:
+    if len(value) > MAX_TOKEN_LENGTH:
+        raise _refuse(field, f"longer than {MAX_TOKEN_LENGTH} characters")
+
+
+def seat(value: int, field: str = "seat") -> None:
+    if value >= MAX_SEATS:
+        raise _refuse(field, f"{value} is not a seat (0 to {MAX_SEATS - 1})")
+
+
+def notation(value: str, field: str = "notation") -> None:
+    if len(value) > MAX_NOTATION_LENGTH:
+        raise _refuse(field, f"longer than {MAX_NOTATION_LENGTH} characters")
+
+
+def deal(msg: pb.Deal, field: str) -> None:
+    if len(msg.hands) > MAX_SEATS:
+        raise _refuse(f"{field}.hands", f"{len(msg.hands)} hands (at most {MAX_SEATS})")
+    for i, hand in enumerate(msg.hands):
+        if len(hand.tiles) > MAX_HAND_TILES:
+            raise _refuse(f"{field}.hands[{i}]", f"{len(hand.tiles)} tiles (at most 7)")
+    if len(msg.boneyard_tiles) > MAX_SET_TILES:
+        raise _refuse(f"{field}.boneyard_tiles", f"{len(msg.boneyard_tiles)} tiles (at most 28)")
+    seat(msg.leader, f"{field}.leader")
+
+
+# -- one check per request ----------------------------------------------------------
+
+
+def create_match(request: pb.CreateMatchRequest) -> None:
+    if request.seat_count not in (2, 3, 4):
+        raise _refuse("seat_count", f"{request.seat_count} (must be 2, 3 or 4)")
+    if request.HasField("target") and not MIN_TARGET <= request.target <= MAX_TARGET:
+        raise _refuse(
+            "target", f"{request.target} is out of range ({MIN_TARGET} to {MAX_TARGET:,})"
+        )
+    if request.HasField("seed") and request.seed > MAX_SEED:
+        raise _refuse("seed", f"{request.seed} is out of range (0 to 2^64-1)")
+    if request.HasField("first_deal"):
+        deal(request.first_deal, "first_deal")
+
+
+def deal_round(request: pb.DealRoundRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+    if request.HasField("deal"):
+        deal(request.deal, "deal")
+
+
+def list_legal_moves(request: pb.ListLegalMovesRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+    seat(request.seat)
+
+
+def apply_move(request: pb.ApplyMoveRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+    seat(request.seat)
+    if request.WhichOneof("action") == "notation":
+        notation(request.notation)
+    if request.expected_move_count > MAX_MOVE_COUNT:
+        raise _refuse(
+            "expected_move_count",
+            f"{request.expected_move_count} is out of range (0 to {MAX_MOVE_COUNT:,})",
+        )
+
+
+def score_layout(request: pb.ScoreLayoutRequest) -> None:
+    if len(request.placements) > MAX_PLACEMENTS:
+        raise _refuse("placements", f"{len(request.placements)} (at most {MAX_PLACEMENTS})")
+    for i, placement in enumerate(request.placements):
+        if placement.WhichOneof("kind") == "notation":
+            notation(placement.notation, f"placements[{i}].notation")
+
+
+def match_token(request: pb.GetScoresRequest | pb.GetStateRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+
+
+def watch_match(request: pb.WatchMatchRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+    if request.from_sequence > MAX_SEQUENCE:
+        raise _refuse("from_sequence", f"{request.from_sequence} is out of range (0 to 2^31-1)")
+
+
+def query(request: pb.QueryRequest) -> None:
+    token(request.token)
+    if len(request.sql) > MAX_QUERY_LENGTH:
+        raise _refuse("sql", f"longer than {MAX_QUERY_LENGTH:,} characters")
+    if len(request.parameters) > MAX_QUERY_PARAMETERS:
+        raise _refuse("parameters", f"{len(request.parameters)} (at most {MAX_QUERY_PARAMETERS})")
+    for i, p in enumerate(request.parameters):
+        if p.WhichOneof("value") == "string_value" and len(p.string_value) > MAX_PARAMETER_LENGTH:
+            raise _refuse(f"parameters[{i}]", f"longer than {MAX_PARAMETER_LENGTH:,} characters")

@@ -1,0 +1,152 @@
+"""Query has a deadline, is stopped when its caller goes, runs on bounded resources.
+
+Real server (in-process, 127.0.0.1, port 0), real channels, real DuckDB file.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pyarrow as pa
+import pytest
+
+from service import servicer
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from tests.service_helpers import (
+    Service,
+    assert_refused,
+    create,
+    error_info,
+    query,
+    rpc_error,
+    serving,
+)
+
+HEAVY = "SELECT sum(hash(range)) AS h FROM range(4000000000)"
+"""Tens of seconds of DuckDB work unless it is stopped."""
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[Service]:
+    with serving(tmp_path / "events.duckdb") as service:
+        yield service
+
+
+def running_queries(svc: Service) -> int:
+    return svc.running.servicer._queries_running
+
+
+def wait_until_idle(svc: Service, seconds: float = 5.0) -> float:
+    """Wait until no query runs on the server; return how long that took."""
+    start = time.monotonic()
+    while running_queries(svc):
+        assert time.monotonic() - start < seconds, "the query's DuckDB work was not stopped"
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def heavy(svc: Service) -> pb.QueryRequest:
+    return pb.QueryRequest(sql=HEAVY, token=svc.stub.query_token)
+
+
+def test_a_query_past_the_callers_deadline_is_stopped(svc: Service) -> None:
+    started = time.monotonic()
+    exc = rpc_error(svc.stub.Query, heavy(svc), timeout=0.5)
+    assert exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    wait_until_idle(svc)
+    assert time.monotonic() - started < 5.0
+    # The service answers queries afterwards.
+    assert query(svc.stub, "SELECT 1 AS one").to_pylist() == [{"one": 1}]
+
+
+def test_a_query_past_the_services_maximum_is_stopped_with_a_clear_status(
+    svc: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(servicer, "MAX_QUERY_SECONDS", 0.3)
+    exc = rpc_error(svc.stub.Query, heavy(svc), timeout=30)
+    assert_refused(exc, grpc.StatusCode.DEADLINE_EXCEEDED, "ERROR_REASON_LIMIT_REACHED", "limit")
+    assert error_info(exc).metadata["limit"] == "query_seconds"
+    wait_until_idle(svc)
+
+
+def test_a_query_whose_caller_cancels_is_stopped(svc: Service) -> None:
+    call = svc.stub.Query(heavy(svc), timeout=60)
+    deadline = time.monotonic() + 5
+    while not running_queries(svc):
+        assert time.monotonic() < deadline, "the query did not start"
+        time.sleep(0.01)
+    call.cancel()
+    wait_until_idle(svc)
+
+
+def test_more_queries_than_the_limit_are_refused_not_queued(svc: Service) -> None:
+    calls: list[Any] = []
+    outcomes: list[grpc.StatusCode] = []
+
+    def run(call: Any) -> None:
+        try:
+            for _ in call:
+                pass
+        except grpc.RpcError as exc:
+            outcomes.append(exc.code())  # type: ignore[attr-defined]
+
+    threads = []
+    for _ in range(servicer.MAX_RUNNING_QUERIES):
+        call = svc.stub.Query(heavy(svc), timeout=30)
+        calls.append(call)
+        threads.append(threading.Thread(target=run, args=(call,)))
+        threads[-1].start()
+    deadline = time.monotonic() + 5
+    while running_queries(svc) < servicer.MAX_RUNNING_QUERIES:
+        assert time.monotonic() < deadline, "the queries did not start"
+        time.sleep(0.01)
+    try:
+        exc = rpc_error(svc.stub.Query, pb.QueryRequest(sql="SELECT 1", token=svc.stub.query_token))
+        assert_refused(exc, grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_LIMIT_REACHED")
+        assert error_info(exc).metadata["limit"] == "running_queries"
+        # Play goes on meanwhile.
+        assert create(svc.stub, 2, seed=1).match_id
+    finally:
+        for call in calls:
+            call.cancel()
+        for t in threads:
+            t.join(10)
+    assert outcomes == [grpc.StatusCode.CANCELLED] * len(calls)
+    wait_until_idle(svc)
+
+
+def test_an_empty_result_runs_the_query_once_and_keeps_its_schema(
+    svc: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = svc.running.hub.log
+    runs: list[str] = []
+    original = log.query_batches
+
+    def counted(sql: str, *args: Any, **kwargs: Any) -> Any:
+        runs.append(sql)
+        return original(sql, *args, **kwargs)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the Query RPC ran the query a second time")
+
+    monkeypatch.setattr(log, "query_batches", counted)
+    monkeypatch.setattr(log, "query", refused)
+    table = query(svc.stub, "SELECT match_id, seq FROM events WHERE seq < 0")
+    assert table.num_rows == 0
+    assert table.schema.names == ["match_id", "seq"]
+    assert table.schema.field("seq").type == pa.int32()
+    assert len(runs) == 1
+
+
+def test_queries_run_on_one_duckdb_thread_within_a_memory_limit(svc: Service) -> None:
+    row = query(
+        svc.stub,
+        "SELECT current_setting('threads') AS threads, current_setting('memory_limit') AS memory",
+    ).to_pylist()[0]
+    assert int(row["threads"]) == 1
+    assert row["memory"].replace(" ", "").upper() in ("1GB", "953.6MIB", "1.0GIB", "1000.0MB")
