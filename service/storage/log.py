@@ -1,44 +1,50 @@
 """The service's durable event log: one DuckDB file, its journal, one writer thread.
 
-Why a journal and a writer thread: a DuckDB commit costs about a millisecond
-of CPU however few rows it holds, while appending a line to a file and
-fdatasync-ing it costs a fraction of that. So an event is made durable in the
-journal first and reaches DuckDB later, many at a time.
+Why a journal: a DuckDB commit costs about a millisecond of CPU however few
+rows it holds, while appending a line to a file and fdatasync-ing it costs a
+fraction of that. So an event is made durable in the journal first and
+reaches DuckDB later, many at a time.
 
 The write protocol (the one place it is written down):
 
-1. Hand-in. `append_async(events)` turns the events into rows in the
-   caller's thread (a `detail` that is not JSON, text that is not UTF-8 or an
-   int that no column holds raises there and then), queues them as one batch
-   and returns a `concurrent.futures.Future`. `append(events)` is
-   `append_async(events).result()`. asyncio code awaits
-   `asyncio.wrap_future(log.append_async(events))`.
-2. Group commit. One writer thread owns everything behind the queue: the
-   journal, the backlog, each open match's next seq and the DuckDB write
-   cursor. It takes everything queued (at most MAX_GROUP_ROWS rows; after a
-   group of several callers it first waits up to GATHER_SECONDS for as many
-   to queue again), fails each batch that does not continue its match's
+1. Hand-in. `append_async(events)` and `append(events)` turn the events into
+   rows in the caller's thread (a `detail` that is not JSON, text that is
+   not UTF-8 or an int that no column holds raises there and then) and queue
+   them as one batch with a `concurrent.futures.Future`. `append_async`
+   returns the future (asyncio code awaits
+   `asyncio.wrap_future(log.append_async(events))`); `append` waits for it.
+2. Group commit. Whoever holds `_commit_lock` owns everything behind the
+   queue: the journal, the backlog, each open match's next seq and the
+   DuckDB write cursor. A commit takes everything queued (at most
+   MAX_GROUP_ROWS rows), fails each batch that does not continue its match's
    gap-free sequence (DuplicateEvent, SequenceGap: that batch only), writes
-   the rest to the journal with one write and one fdatasync, and only then
-   resolves their futures. So callers that arrive together share one append
-   and one fsync, and a resolved future means the events survive a crash
-   (with `sync=False`: a crash of the process, not of the machine). If the
-   journal write fails, the journal is cut back to where it was and every
-   batch of the group fails: LogFull for a full disk, StorageError otherwise.
-   A batch cancelled before the writer takes it is left out.
-3. Loading. Acknowledged rows that DuckDB does not hold yet are the backlog.
-   The writer inserts the backlog in one transaction (with the settings of
-   the matches it creates) when it reaches LOAD_ROWS rows, when its oldest
-   row is LOAD_SECONDS old, before any read through this log (a read queues a
-   flush and waits for it, so it sees every event acknowledged before it
-   began) and at close; then it empties the journal. A failed load keeps the
-   backlog, still durable in the journal, retries it after LOAD_SECONDS and
-   fails the reads that waited for it (LogFull for a full disk).
-4. Recovery. Opening the log first migrates an older schema, then loads the
-   journal rows that DuckDB lacks (a crash between steps 2 and 3).
-5. Callbacks. A future's done-callbacks run on the writer thread. They may
-   read the log (a read there loads inline) but not wait for an append,
-   which only the writer could serve: `append` refuses to run there.
+   the rest to the journal with one write and one fdatasync, and only then,
+   with the lock released, resolves the futures. So callers that arrive
+   together share one write and one fsync, and a resolved future means the
+   events survive a crash (with `sync=False`: a crash of the process, not
+   of the machine). If the journal write fails, the journal is cut back to
+   where it was and every batch of the group fails: LogFull for a full
+   disk, StorageError otherwise. A batch cancelled while queued is left out.
+3. Who commits. `append` commits in its own thread when the lock is free (a
+   lone caller pays no thread switch); otherwise it waits for its future.
+   The writer thread serves everything else: batches of `append_async`,
+   batches queued while the lock was taken (whoever releases the lock with
+   batches queued wakes it), and the loads that fall due. After a group of
+   several callers the writer waits up to GATHER_SECONDS for as many to
+   queue again.
+4. Loading. Acknowledged rows that DuckDB does not hold yet are the
+   backlog. It is inserted in one transaction (with the settings of the
+   matches it creates) when it reaches LOAD_ROWS rows or its oldest row is
+   LOAD_SECONDS old (by the writer), before any read through this log (by
+   the reading thread, under the lock: a read sees every event acknowledged
+   before it began), and at close; then the journal is emptied. A failed
+   load keeps the backlog, still durable in the journal, is retried after
+   LOAD_SECONDS, and fails the reads meanwhile (LogFull for a full disk).
+5. Recovery. Opening the log first migrates an older schema, then loads the
+   journal rows that DuckDB lacks (a crash between steps 2 and 4).
+
+A future's done-callbacks run in the thread that committed its batch, after
+it released the lock: they may read the log and append to it.
 """
 
 from __future__ import annotations
@@ -190,7 +196,7 @@ class EventLog(ReadAccess):
         self._wal_size = 0
         self._advertised = False
 
-        # The writer thread's own state (nothing else touches it once running).
+        # What the holder of _commit_lock owns (protocol step 2).
         self._wcur = writer_cursor
         self._journal = journal
         self._next_seq: dict[str, int] = next_seq
@@ -205,10 +211,10 @@ class EventLog(ReadAccess):
         self._last_group = 0
         self._last_write_seconds = 0.0
 
-        # Shared between callers and the writer, under _cond.
+        # The holder of _commit_lock owns the state above; the queue is under _cond.
+        self._commit_lock = threading.Lock()
         self._cond = threading.Condition()
         self._queue: list[_Batch] = []
-        self._flushes: list[Future[None]] = []
         self._closing = False
         self._writer = threading.Thread(
             target=self._run, name=f"event-log-writer:{absolute.name}", daemon=True
@@ -228,10 +234,20 @@ class EventLog(ReadAccess):
         SequenceGap (the events do not continue their match's sequence),
         LogFull (the disk is full) or StorageError. Raises at once LogClosed
         after `close()`, TypeError/ValueError for an event the log cannot
-        hold. Cancelling the future before the writer takes the batch keeps
-        it out. Events of one match must be appended in order (the service
-        appends a match's events while holding that match's lock).
+        hold. Cancelling the future while the batch is queued keeps it out.
+        Events of one match must be appended in order (the service appends a
+        match's events while holding that match's lock).
         """
+        return self._enqueue(events, wake_writer=True)
+
+    def append(self, events: Sequence[LogEvent]) -> None:
+        """Append events and return once they are durable; raises as `append_async`'s future."""
+        future = self._enqueue(events, wake_writer=False)
+        if self._commit_lock.acquire(blocking=False):
+            self._commit_queued()  # nobody else is committing: this thread does
+        future.result()
+
+    def _enqueue(self, events: Iterable[LogEvent], wake_writer: bool) -> Future[None]:
         batch = tuple(events)
         rows = to_rows(batch)
         future: Future[None] = Future()
@@ -242,45 +258,54 @@ class EventLog(ReadAccess):
                 self._queue.append(_Batch(batch, rows, future))
                 # Wake the writer only when it waits for this: the first batch,
                 # or the last one of the group it gathers.
-                if len(self._queue) == 1 or len(self._queue) >= self._last_group:
+                if wake_writer and (len(self._queue) in (1, self._last_group)):
                     self._cond.notify()
         if not batch:
             future.set_result(None)
         return future
 
-    def append(self, events: Sequence[LogEvent]) -> None:
-        """Append events and return once they are durable; raises as `append_async`'s future."""
-        if threading.current_thread() is self._writer:
-            raise RuntimeError(
-                "append() in a done-callback would wait for the thread running it:"
-                " use append_async()"
-            )
-        self.append_async(events).result()
+    def _commit_queued(self) -> None:
+        """Commit one group (holding `_commit_lock`), release it, then answer the callers."""
+        group: list[_Batch] = []
+        try:
+            with self._cond:
+                group = self._take_group()
+            answers = self._commit(group)
+        except Exception as exc:  # a bug here must not leave callers waiting
+            _log.exception("event log commit failed")
+            answers = [(batch.future, exc) for batch in group]
+        finally:
+            self._release()
+        _answer(answers)
+
+    def _release(self) -> None:
+        """Release `_commit_lock`; wake the writer if work waits that no one else will do."""
+        self._commit_lock.release()
+        with self._cond:
+            if self._queue or len(self._backlog) >= LOAD_ROWS:
+                self._cond.notify()
 
     # -- the writer thread -------------------------------------------------------
 
     def _run(self) -> None:
-        """Commit what is queued, load the backlog when due or asked, until closed."""
+        """Commit what is queued and load the backlog when due, until closed."""
         while True:
             with self._cond:
-                while not (self._queue or self._flushes or self._closing or self._load_due()):
+                while not (self._queue or self._closing or self._load_due()):
                     self._cond.wait(self._seconds_to_load())
                 self._gather()
-                group = self._take_group()
-                flushes, self._flushes = self._flushes, []
                 done = self._closing and not self._queue
+            self._commit_lock.acquire()
+            if self._queue:
+                self._commit_queued()  # releases the lock
+                continue
             try:
-                if group:
-                    self._commit(group)
-                if flushes or done or self._load_due():
+                if done or self._load_due():
                     self._load()
-            except Exception as exc:  # the writer must outlive any bug, or every caller hangs
+            except Exception:  # the writer must outlive any bug, or every caller hangs
                 _log.exception("event log writer failed")
-                for batch in group:
-                    if not batch.future.done():
-                        batch.future.set_exception(exc)
-            for future in flushes:
-                self._answer_flush(future)
+            finally:
+                self._commit_lock.release()
             if done:
                 return  # closing, and everything queued is written and loaded
 
@@ -305,8 +330,9 @@ class EventLog(ReadAccess):
         self._last_group = len(group)
         return group
 
-    def _commit(self, group: list[_Batch]) -> None:
-        """Step 2: check each batch's sequence, journal the good ones, answer all."""
+    def _commit(self, group: list[_Batch]) -> list[tuple[Future[None], BaseException | None]]:
+        """Step 2: check each batch's sequence, journal the good ones; each one's answer."""
+        answers: list[tuple[Future[None], BaseException | None]] = []
         staged: dict[str, int] = {}
         accepted: list[_Batch] = []
         for batch in group:
@@ -315,15 +341,15 @@ class EventLog(ReadAccess):
             try:
                 advanced = self._check_sequence(batch.events, staged)
             except SequenceError as exc:
-                batch.future.set_exception(exc)
+                answers.append((batch.future, exc))
                 continue
             except duckdb.Error as exc:  # looking a finished match up failed
-                batch.future.set_exception(_failure("the event log could not commit", exc))
+                answers.append((batch.future, _failure("the event log could not commit", exc)))
                 continue
             staged.update(advanced)
             accepted.append(batch)
         if not accepted:
-            return
+            return answers
         now = datetime.now(UTC)
         rows = [
             row if row[-1] is not None else (*row[:-1], now)
@@ -335,9 +361,7 @@ class EventLog(ReadAccess):
             self._journal.write(rows)
         except OSError as exc:
             error = _failure("the event log could not make the events durable", exc)
-            for batch in accepted:
-                batch.future.set_exception(error)
-            return
+            return answers + [(batch.future, error) for batch in accepted]
         self._last_write_seconds = time.perf_counter() - began
         if not self._backlog:
             self._backlog_since = time.monotonic()
@@ -347,8 +371,7 @@ class EventLog(ReadAccess):
         # A finished match takes no more events in the normal course; forgetting
         # it (once DuckDB holds its end) keeps memory to the open matches.
         self._ended.extend(r[0] for r in rows if r[2] == "match_ended")
-        for batch in accepted:
-            batch.future.set_result(None)
+        return answers + [(batch.future, None) for batch in accepted]
 
     def _check_sequence(self, events: Sequence[LogEvent], staged: dict[str, int]) -> dict[str, int]:
         """Each match's next seq after `events`, or the SequenceError they cause.
@@ -387,12 +410,17 @@ class EventLog(ReadAccess):
             len(self._backlog) >= LOAD_ROWS or now - self._backlog_since >= LOAD_SECONDS
         )
 
-    def _seconds_to_load(self) -> float | None:
-        """How long the writer may sleep before a load falls due (None: no backlog)."""
+    def _seconds_to_load(self) -> float:
+        """How long the writer may sleep before a load falls due.
+
+        Read without `_commit_lock` (a caller may be committing), so never
+        longer than LOAD_SECONDS: a backlog begun meanwhile waits one more
+        period at most.
+        """
         if not self._backlog:
-            return None
+            return LOAD_SECONDS
         due = max(self._backlog_since + LOAD_SECONDS, self._retry_load_at)
-        return max(0.0, due - time.monotonic())
+        return min(LOAD_SECONDS, max(0.0, due - time.monotonic()))
 
     def _load(self) -> None:
         """Step 3: the backlog into DuckDB (one transaction), then an empty journal."""
@@ -444,33 +472,19 @@ class EventLog(ReadAccess):
     def flush(self) -> None:
         """Return once DuckDB holds every event acknowledged so far (every read calls it).
 
-        Raises LogFull or StorageError if the backlog cannot be loaded (it
-        stays durable in the journal), LogClosed once `close()` has begun.
+        Loads the backlog in this thread. Raises LogFull or StorageError if
+        it cannot be loaded (it stays durable in the journal), LogClosed once
+        `close()` has begun.
         """
-        if threading.current_thread() is self._writer:
-            self._load()  # a done-callback on the writer thread: nobody else may load
-            self._answer_flush(None)
-            return
-        future: Future[None] = Future()
-        with self._cond:
-            if self._closing:
+        self._commit_lock.acquire()
+        try:
+            if self._closing and not self._writer.is_alive():
                 raise LogClosed(f"the event log {self.path} is closed")
-            self._flushes.append(future)
-            self._cond.notify()
-        future.result()
-
-    def _answer_flush(self, future: Future[None] | None) -> None:
-        """Resolve a flush (or, for None, raise) by whether the backlog is loaded."""
-        error: StorageError | None = None
-        if self._backlog:
-            error = _failure("the event log could not load its journal", self._load_error)
-        if future is None:
-            if error is not None:
-                raise error
-        elif error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(None)
+            self._load()
+            if self._backlog:
+                raise _failure("the event log could not load its journal", self._load_error)
+        finally:
+            self._release()
 
     @contextmanager
     def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -507,12 +521,13 @@ class EventLog(ReadAccess):
         if not first:
             return
         atexit.unregister(self.close)
-        self._journal.close(remove=not self._backlog)
         try:
-            with owner_only(), suppress(duckdb.Error):
-                self._wcur.execute("CHECKPOINT")
-            with suppress(duckdb.Error):
-                self._wcur.close()
+            with self._commit_lock:  # a read's flush may still hold it
+                self._journal.close(remove=not self._backlog)
+                with owner_only(), suppress(duckdb.Error):
+                    self._wcur.execute("CHECKPOINT")
+                with suppress(duckdb.Error):
+                    self._wcur.close()
             self._close_connection()
             with suppress(OSError):  # empty unless DuckDB left spill files
                 Path(f"{self.path}.tmp").rmdir()
@@ -521,6 +536,17 @@ class EventLog(ReadAccess):
             if self._advertised:
                 remove_owner(self.path)
             release(self._key, write=True)
+
+
+def _answer(answers: list[tuple[Future[None], BaseException | None]]) -> None:
+    """Resolve the futures (their done-callbacks run here, in this thread)."""
+    for future, error in answers:
+        if future.done():  # failed by an earlier bug report
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
 
 
 def _failure(what: str, exc: BaseException | None) -> StorageError:
