@@ -6,6 +6,9 @@ Everything here goes through the event log's public API.
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +17,7 @@ from pathlib import Path
 from service.storage import EventLog, LogEvent, SequenceGap
 
 TIMEOUT = 10.0
+REPO = Path(__file__).resolve().parents[1]
 
 
 def created(match_id: str, seed: int = 7) -> LogEvent:
@@ -83,3 +87,47 @@ def digest(path: Path) -> str | None:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except FileNotFoundError:
         return None
+
+
+@contextmanager
+def held_by_another_process(db: Path, advertise: str | None = None) -> Iterator[int]:
+    """A child process holds the log open (advertising `advertise`, if given); its pid.
+
+    The child closes the log cleanly when the block ends.
+    """
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from service.storage import EventLog\n"
+            "log = EventLog(sys.argv[1])\n"
+            "if sys.argv[2]:\n"
+            "    log.advertise(sys.argv[2])\n"
+            "print('ready', flush=True)\n"
+            "sys.stdin.readline()\n"
+            "log.close()\n",
+            str(db),
+            advertise or "",
+        ],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdin is not None
+        assert holder.stdout.readline().strip() == "ready"
+        yield holder.pid
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert holder.wait(timeout=30) == 0
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        for stream in (holder.stdin, holder.stdout):
+            if stream is not None:
+                stream.close()

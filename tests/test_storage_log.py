@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -24,7 +21,7 @@ from service.storage import (
     SequenceGap,
     open_readonly,
 )
-from tests.storage_helpers import action, created, ended, writer_parked
+from tests.storage_helpers import action, created, ended, held_by_another_process, writer_parked
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -355,40 +352,12 @@ def test_a_second_open_in_the_same_process_is_refused(log: EventLog, db: Path) -
 
 
 def test_a_file_held_by_another_process_is_refused_naming_its_pid(db: Path) -> None:
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys\n"
-            "from service.storage import EventLog\n"
-            "log = EventLog(sys.argv[1])\n"
-            "print('ready', flush=True)\n"
-            "sys.stdin.readline()\n"
-            "log.close()\n",
-            str(db),
-        ],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None
-        assert holder.stdin is not None
-        assert holder.stdout.readline().strip() == "ready"
+    with held_by_another_process(db) as pid:
         with pytest.raises(LogLocked) as info:
             EventLog(db)
-        assert info.value.pid == holder.pid
+        assert info.value.pid == pid
         with pytest.raises(LogLocked):
             open_readonly(db)  # not even read-only while a writer holds it
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        assert holder.wait(timeout=30) == 0
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
     with EventLog(db) as log:
         assert log.count() == 0
 

@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,10 +21,10 @@ import pytest
 from service.storage import EventLog, LogEvent, open_readonly
 from service.storage.events import to_rows
 from service.storage.journal import Journal, journal_path
-from tests.storage_helpers import created, digest, ended
+from tests.storage_helpers import created, digest, ended, held_by_another_process
+from tests.test_cli_service import sniff
 
 REPO = Path(__file__).resolve().parents[1]
-SNIFF = [sys.executable, "-m", "analysis.cli"]
 
 # Appends one match's events, prints each once acknowledged, then hangs until killed.
 WRITER = """
@@ -40,12 +39,6 @@ for seq in range(1, 6):
 print("acknowledged", flush=True)
 time.sleep(600)
 """
-
-
-def sniff(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*SNIFF, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
 
 
 def evidence(directory: Path) -> Path:
@@ -162,44 +155,10 @@ def test_sniff_recover_refuses_what_is_not_a_log_in_one_line(tmp_path: Path) -> 
 
 def test_sniff_recover_leaves_a_file_held_by_a_live_service_alone(tmp_path: Path) -> None:
     db = tmp_path / "held.duckdb"
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys\n"
-            "from service.storage import EventLog\n"
-            "log = EventLog(sys.argv[1])\n"
-            "log.advertise('127.0.0.1:1')\n"
-            "print('ready', flush=True)\n"
-            "sys.stdin.readline()\n"
-            "log.close()\n",
-            str(db),
-        ],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None
-        assert holder.stdin is not None
-        assert holder.stdout.readline().strip() == "ready"
+    with held_by_another_process(db, advertise="127.0.0.1:1") as pid:
         result = sniff("recover", "--db", str(db), cwd=tmp_path)
         assert result.returncode == 1
-        assert f"held by the service (pid {holder.pid}" in result.stderr
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        assert holder.wait(timeout=30) == 0
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
-        for stream in (holder.stdin, holder.stdout):
-            if stream is not None:
-                stream.close()
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and Path(f"{db}.owner.json").exists():
-        time.sleep(0.05)
-    result = sniff("recover", "--db", str(db), cwd=tmp_path)
+        assert f"held by the service (pid {pid}" in result.stderr
+    result = sniff("recover", "--db", str(db), cwd=tmp_path)  # closed cleanly: nothing to do
     assert result.returncode == 0, result.stderr
+    assert "no journal rows to load" in result.stdout

@@ -327,7 +327,8 @@ class EventLog(ReadAccess):
             rows += len(batch.rows)
             taken += 1
         group, self._queue = self._queue[:taken], self._queue[taken:]
-        self._last_group = len(group)
+        if group:  # a caller whose batch another commit took finds nothing
+            self._last_group = len(group)
         return group
 
     def _commit(self, group: list[_Batch]) -> list[tuple[Future[None], BaseException | None]]:
@@ -444,7 +445,10 @@ class EventLog(ReadAccess):
         except OSError:
             _log.exception("could not sync the WAL's directory: the journal keeps its rows")
             return  # a restart skips the rows DuckDB holds; the next load retries
-        self._journal.clear()
+        try:
+            self._journal.clear()
+        except OSError:  # the rows stay: a restart skips those DuckDB holds
+            _log.exception("could not empty the journal; the next load retries")
 
     def _sync_new_wal(self) -> None:
         """Make a newly created WAL file's name durable, before the journal is emptied.
