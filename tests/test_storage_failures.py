@@ -6,23 +6,17 @@ regression shows as a failure, never as a hung test run.
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from service.storage import EventLog, LogEvent, StorageError
-from service.storage import log as log_module
-
-TIMEOUT = 10.0
-
-
-def created(match_id: str) -> LogEvent:
-    return LogEvent.match_created(match_id, seats=2, target=250, seed=7, rules_version="1")
+from tests.storage_helpers import TIMEOUT, created, writer_parked
 
 
 def run(call: Callable[[], Any], timeout: float = TIMEOUT) -> tuple[bool, Any]:
@@ -41,13 +35,6 @@ def run(call: Callable[[], Any], timeout: float = TIMEOUT) -> tuple[bool, Any]:
     return not thread.is_alive(), (out[0] if out else None)
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out waiting for the log's state"
-        time.sleep(0.001)
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "events.duckdb"
@@ -59,12 +46,6 @@ def log(db: Path) -> Iterator[EventLog]:
     try:
         yield opened
     finally:
-        # Unblock anything a failing test left waiting, so closing cannot hang.
-        with opened._cond:
-            for future in opened._flushes:
-                if not future.done():
-                    future.set_result(None)
-            opened._flushes.clear()
         done, _ = run(opened.close)
         assert done
 
@@ -75,19 +56,19 @@ def log(db: Path) -> Iterator[EventLog]:
 def test_a_failed_directory_sync_during_a_load_does_not_kill_the_writer(
     log: EventLog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = EventLog._sync_new_wal
+    real = os.fsync
     failures = [OSError(5, "Input/output error")]
 
-    def sync_once_failing(self: EventLog) -> None:
-        if failures:
+    def fsync_once_failing(fd: int) -> None:
+        if failures and stat.S_ISDIR(os.fstat(fd).st_mode):  # the new WAL's directory
             raise failures.pop()
-        real(self)
+        real(fd)
 
-    monkeypatch.setattr(EventLog, "_sync_new_wal", sync_once_failing)
     log.append([created("a")])
+    monkeypatch.setattr(os, "fsync", fsync_once_failing)
     done, _ = run(log.count)  # a read: flush, whose load hits the OSError
     assert done, "a read hangs: its flush was never answered"
-    assert log._writer.is_alive()
+    assert not failures, "the load did not sync the new WAL's directory"
     for name in ("b", "c", "d"):
         done, result = run(lambda name=name: log.append([created(name)]))
         assert done, "an append hangs: no writer is left to lead"
@@ -129,37 +110,39 @@ def test_text_the_database_cannot_store_fails_its_caller_not_the_log(
     reopened.close()
 
 
-# -- 3. an append_async callback run by a leading append caller --------------------
+# -- 3. a future's done-callback runs in the thread that committed its batch -----------
 
 
-def test_a_future_callback_may_read_the_log_whoever_commits_it(
-    log: EventLog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(log_module, "LOAD_SECONDS", 60.0)  # no load falls due meanwhile
-    journal = log._journal
-    real_write = journal.write
-    release = threading.Event()
-    first = [True]
-
-    def held_write(rows: list[Any]) -> None:
-        if first:
-            first.clear()
-            release.wait(TIMEOUT)  # the first leader stays in its commit for a while
-        real_write(rows)
-
-    monkeypatch.setattr(journal, "write", held_write)
-    leader = threading.Thread(target=lambda: log.append([created("a")]), daemon=True)
-    leader.start()
-    wait_until(lambda: log._leading and not log._queue)  # the leader is inside its write
-
+def test_a_future_callback_may_read_the_log_while_the_writer_runs_it(log: EventLog) -> None:
+    log.append([created("a")])
     seen: list[Any] = []
-    future: Future[None] = log.append_async([created("b")])
-    future.add_done_callback(lambda _: seen.append(log.count()))
-    second = threading.Thread(target=lambda: log.append([created("c")]), daemon=True)
-    second.start()
-    wait_until(lambda: len(log._queue) == 2)  # both queued: the leader will promote `second`
-    release.set()
-    leader.join(TIMEOUT)
-    second.join(TIMEOUT)
-    assert not second.is_alive(), "the append whose group ran the callback deadlocked"
-    assert seen == [3]
+    with writer_parked(log):  # b and c are queued together: one group commit
+        future = log.append_async([created("b")])
+        future.add_done_callback(lambda _: seen.append(log.count()))  # runs on the writer
+        other = log.append_async([created("c")])
+    assert other.result(TIMEOUT) is None, "the group that ran the callback deadlocked"
+    assert future.result(TIMEOUT) is None
+    done, _ = run(log.count)
+    assert done
+    assert seen == [3]  # the callback's read saw its own group, loaded inline
+
+
+def test_a_blocking_append_in_a_done_callback_does_not_deadlock(log: EventLog) -> None:
+    """Futures are answered after the commit lock is released, so a callback may append."""
+    outcome: list[BaseException | None] = []
+    with writer_parked(log):
+        future = log.append_async([created("a")])
+
+        def append_more(_: object) -> None:
+            try:
+                log.append([created("b")])
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        future.add_done_callback(append_more)
+    future.result(TIMEOUT)
+    done, _ = run(log.count)
+    assert done
+    assert outcome == [None]
+    assert log.match_ids() == ["a", "b"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from service.storage import EventLog, LogEvent, open_readonly
 from service.storage.events import to_rows
 from service.storage.journal import Journal, journal_path, read_journal
@@ -115,3 +117,39 @@ def test_reads_are_not_starved_by_a_steady_stream_of_appends(tmp_path: Path) -> 
                 t.join(timeout=30)
         assert slowest < 5.0
         assert log.count() == sum(acked)
+
+
+def wait_for_empty_journal(db: Path, seconds: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if journal_path(db).stat().st_size == 0:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_the_backlog_goes_to_duckdb_within_its_time_without_any_read(tmp_path: Path) -> None:
+    db = tmp_path / "log.duckdb"
+    with EventLog(db) as log:
+        log.append([created("m")])
+        assert journal_path(db).stat().st_size > 0  # durable in the journal first
+        assert wait_for_empty_journal(db, 10.0), "the timed load never ran"
+
+
+def test_a_backlog_of_load_rows_goes_to_duckdb_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.storage import log as log_module
+
+    monkeypatch.setattr(log_module, "LOAD_SECONDS", 3600.0)  # only the size can trigger it
+    db = tmp_path / "log.duckdb"
+    with EventLog(db) as log:
+        log.append([created("m")])
+        log.count()
+        log.append([action("m", seq) for seq in range(1, 100)])
+        assert not wait_for_empty_journal(db, 0.3)  # small: it waits (for a read)
+        log.append([action("m", seq) for seq in range(100, 100 + log_module.LOAD_ROWS)])
+        assert wait_for_empty_journal(db, 10.0), "a full backlog was not loaded"
+        assert log.count() == 100 + log_module.LOAD_ROWS

@@ -12,6 +12,7 @@ import click
 from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
 from analysis.cli.record_cmd import play, record
+from analysis.cli.recover_cmd import recover
 from analysis.cli.service_cmd import demo, query, serve
 
 try:
@@ -68,3 +69,4 @@ cli.add_command(play)
 cli.add_command(serve)
 cli.add_command(demo)
 cli.add_command(query)
+cli.add_command(recover)

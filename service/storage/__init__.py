@@ -2,16 +2,18 @@
 
 `EventLog` is the gRPC service's read-write owner of the file (group commit,
 gap-free per-match sequences, read-only ad hoc queries); `open_readonly`
-reads a file no process holds; `find_owner` tells a tool which service holds
-it. SQL lives in schema.sql and queries.sql beside this package.
+reads a file no process holds, without changing it; `find_owner` tells a
+tool which service holds it. SQL lives in the .sql files beside this
+package; docs/schema.md describes the tables and views for users.
 """
 
 from __future__ import annotations
 
-from ._base import SCHEMA_VERSION, Params, ReadAccess, read_only_statement
+from ._base import Params, ReadAccess, read_only_statement
 from .errors import (
     DuplicateEvent,
     LogClosed,
+    LogFull,
     LogLocked,
     QueryError,
     ReadOnlyViolation,
@@ -21,7 +23,8 @@ from .errors import (
     StorageError,
 )
 from .events import KINDS, EventKind, LogEvent
-from .log import EventLog
+from .log import EventLog, Opening
+from .migrate import SCHEMA_VERSION
 from .owner import Owner, find_owner, owner_path, remove_owner, write_owner
 from .reader import LogReader, open_readonly
 
@@ -33,8 +36,10 @@ __all__ = [
     "EventLog",
     "LogClosed",
     "LogEvent",
+    "LogFull",
     "LogLocked",
     "LogReader",
+    "Opening",
     "Owner",
     "Params",
     "QueryError",

@@ -15,6 +15,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, NamedTuple, Self, TypeAlias
@@ -28,13 +29,11 @@ from .errors import (
     LogLocked,
     QueryError,
     ReadOnlyViolation,
-    SchemaVersionError,
     StorageError,
 )
-from .events import LogEvent, from_row
-
-SCHEMA_VERSION: Final = 1
-"""The schema version this code writes; schema.sql creates exactly this one."""
+from .events import EventRow, LogEvent, from_row
+from .files import owner_only
+from .migrate import stored_version
 
 Params: TypeAlias = Sequence[Any] | Mapping[str, Any] | None
 """Values for `?`/`$1` placeholders (a sequence) or `$name` ones (a mapping)."""
@@ -103,12 +102,17 @@ def release(key: str, write: bool) -> None:
 
 
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the file with this package's settings, naming a lock holder's pid."""
+    """Open the file with this package's settings, naming a lock holder's pid.
+
+    A read-write open creates a missing file mode 0600 (files.py).
+    """
     try:
+        if read_only:
+            return duckdb.connect(str(path), read_only=True, config=dict(_CONFIG))
         config: dict[str, str | bool | int | float | list[str]] = dict(_CONFIG)
-        if not read_only:
-            config.update(_SERVICE_CONFIG)
-        return duckdb.connect(str(path), read_only=read_only, config=config)
+        config.update(_SERVICE_CONFIG)
+        with owner_only():
+            return duckdb.connect(str(path), read_only=False, config=config)
     except duckdb.IOException as exc:
         text = str(exc)
         match = _LOCK_PID.search(text)
@@ -132,36 +136,22 @@ def scalar(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> 
     return rows[0][0] if rows else None
 
 
-def stored_version(con: duckdb.DuckDBPyConnection) -> int | None:
-    """The file's schema version; None for a file with no tables at all.
+def unloaded_rows(con: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> list[EventRow]:
+    """The journal rows the file lacks, `logged_at` filled in (now, where none).
 
-    Raises SchemaVersionError for a database that has tables but no version,
-    which is some other program's file.
+    A crash after DuckDB took a backlog but before the journal was emptied
+    leaves rows in both; they are known by (match_id, seq), since each
+    match's sequence is gap-free.
     """
-    if scalar(con, "schema_version_table_exists"):
-        version = scalar(con, "schema_version")
-        if version is not None:
-            return int(version)
-    if scalar(con, "user_table_count"):
-        raise SchemaVersionError("this DuckDB file is not an American Sniff event log")
-    return None
-
-
-def check_version(version: int | None, path: Path) -> None:
-    """Refuse any version but ours, saying what to do about it."""
-    if version == SCHEMA_VERSION:
-        return
-    if version is None:
-        raise SchemaVersionError(f"{path} has no event log schema")
-    if version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"{path} has event log schema version {version}; this release reads"
-            f" only version {SCHEMA_VERSION}: upgrade american-sniff"
-        )
-    raise SchemaVersionError(
-        f"{path} has event log schema version {version}, older than"
-        f" {SCHEMA_VERSION}, and no migration from it exists"
-    )
+    if not rows:
+        return []
+    next_seq = {str(m): int(s) for m, s in con.execute(_sql.query("next_seq_of_all")).fetchall()}
+    now = datetime.now(UTC)
+    return [
+        row if row[-1] is not None else (*row[:-1], now)
+        for row in rows
+        if row[1] >= next_seq.get(row[0], 0)
+    ]
 
 
 # -- the read-only guard -------------------------------------------------------
@@ -410,7 +400,7 @@ class ReadAccess:
             return int(scalar(cursor, "count"))
 
     def schema_version(self) -> int:
-        """The file's schema version (always SCHEMA_VERSION once open)."""
+        """The file's schema version (always `SCHEMA_VERSION` once open)."""
         with self._cursor() as cursor:
             version = stored_version(cursor)
         return version if version is not None else 0

@@ -2,7 +2,9 @@
 
 Keeping DDL and queries out of Python means they can be read, reviewed and
 tried in the DuckDB shell as they are, and Python never builds SQL text: it
-binds values only.
+binds values only. The one exception is `with_catalog`, which pastes the
+name of the open file's catalog (an identifier, which no placeholder can
+stand for), quoted.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ def _text(filename: str) -> str:
 
 
 @cache
-def schema_script() -> str:
-    """The whole of schema.sql, to run as one script."""
-    return _text("schema.sql")
+def script(filename: str) -> str:
+    """A whole .sql file of this package (schema, views, a migration), to run as one script."""
+    return _text(filename)
 
 
 @cache
@@ -38,3 +40,9 @@ def _queries() -> dict[str, str]:
 def query(name: str) -> str:
     """The named statement of queries.sql (KeyError for an unknown name)."""
     return _queries()[name]
+
+
+def with_catalog(name: str, catalog: str) -> str:
+    """Named statement `name` with `{log}` replaced by `catalog`, quoted as an identifier."""
+    quoted = '"' + catalog.replace('"', '""') + '"'
+    return query(name).replace("{log}", quoted)

@@ -36,6 +36,17 @@ class LogLocked(StorageError):
         self.pid = pid
 
 
+class LogFull(StorageError):
+    """The disk (or the owner's quota) is full: nothing of the append was kept.
+
+    Raised to every caller whose events could not be made durable (ENOSPC or
+    EDQUOT writing or syncing the journal), and to reads while the journal's
+    backlog cannot be loaded into DuckDB for lack of space. Nothing was
+    acknowledged and nothing half-written stays in the journal; the log goes
+    on working once space is freed. The service maps it to RESOURCE_EXHAUSTED.
+    """
+
+
 class LogClosed(StorageError):
     """The log was closed; nothing more can be appended or read through it."""
 

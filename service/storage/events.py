@@ -38,6 +38,15 @@ RoundEnd = Literal["domino", "blocked"]
 # its caller, not a group commit.
 _INT_FIELDS: Final = ("seq", "round", "action_index", "seat", "points", "ends_sum")
 _INT32: Final = -(2**31)
+_TEXT_FIELDS: Final = ("match_id", "move", "drawn")
+
+# The typed columns of match_settings_all that a match_created `detail` fills:
+# key -> (lowest, highest) value the column holds (SMALLINT, INTEGER, HUGEINT).
+SETTINGS_RANGES: Final[dict[str, tuple[int, int]]] = {
+    "seats": (-(2**15), 2**15 - 1),
+    "target": (-(2**31), 2**31 - 1),
+    "seed": (-(2**127), 2**127 - 1),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +91,8 @@ class LogEvent:
                 or not _INT32 <= value < -_INT32
             ):
                 raise ValueError(f"{name} must be a 32-bit int or None, not {value!r}")
+        if self.kind == "match_created" and self.detail is not None:
+            _check_settings(self.detail)
 
     # -- constructors that fix the `detail` keys the views rely on ----------
 
@@ -187,7 +198,20 @@ class LogEvent:
         return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
 
 
-# Column order of `events` as the Arrow batches carry it (logged_at last).
+def _check_settings(detail: Mapping[str, Any]) -> None:
+    """Refuse settings that match_settings_all's typed columns cannot hold."""
+    for key, (low, high) in SETTINGS_RANGES.items():
+        value = detail.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+        ):
+            raise ValueError(f"{key} must be an int from {low} to {high} or None, not {value!r}")
+    version = detail.get("rules_version")
+    if version is not None and not isinstance(version, str):
+        raise ValueError(f"rules_version must be a string or None, not {version!r}")
+
+
+# Column order of `events_all` as the Arrow batches carry it (logged_at last).
 ARROW_SCHEMA: Final = pa.schema(
     [
         pa.field("match_id", pa.string(), nullable=False),
@@ -236,13 +260,14 @@ COLUMNS: Final[tuple[str, ...]] = tuple(ARROW_SCHEMA.names)
 
 
 def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
-    """Events as `events` rows, `detail` serialized.
+    """Events as `events_all` rows, `detail` serialized.
 
-    Raises TypeError or ValueError (from `json.dumps`) for a `detail` that is
-    not JSON, so a bad event fails its own caller before it reaches the
-    shared group commit.
+    Raises TypeError or ValueError for a `detail` that is not JSON or a value
+    DuckDB would refuse (text that is not UTF-8, an int its column cannot
+    hold, even one forced past `LogEvent`'s own checks), so a bad event fails
+    its own caller before it reaches the shared group commit.
     """
-    return [
+    rows: list[EventRow] = [
         (
             e.match_id,
             e.seq,
@@ -259,6 +284,98 @@ def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
         )
         for e in events
     ]
+    for row in rows:
+        _check_storable(row)
+    return rows
+
+
+_INT_INDEXES: Final = tuple(i for i, name in enumerate(ARROW_SCHEMA.names) if name in _INT_FIELDS)
+_TEXT_INDEXES: Final = tuple(i for i, name in enumerate(ARROW_SCHEMA.names) if name in _TEXT_FIELDS)
+
+
+def _check_storable(row: EventRow) -> None:
+    for i in _INT_INDEXES:
+        value = row[i]
+        if value is not None and not _INT32 <= value < -_INT32:  # type: ignore[operator]
+            raise ValueError(f"{ARROW_SCHEMA.names[i]} {value} does not fit an INTEGER column")
+    for i in _TEXT_INDEXES:
+        text = row[i]
+        if isinstance(text, str) and not text.isascii():
+            text.encode()  # UnicodeEncodeError (a ValueError) for a lone surrogate
+
+
+SettingsRow: TypeAlias = tuple[
+    str,  # match_id
+    int | None,  # seats
+    int | None,  # target
+    int | None,  # seed
+    str | None,  # rules_version
+    datetime,  # created_at
+]
+"""One `match_settings_all` row, in `SETTINGS_SCHEMA` order."""
+
+SETTINGS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("seats", pa.int16()),
+        pa.field("target", pa.int32()),
+        pa.field("seed", pa.string()),  # HUGEINT: Arrow has no 128-bit int; DuckDB casts
+        pa.field("rules_version", pa.string()),
+        pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
+    ]
+)
+
+
+def settings_rows(rows: Iterable[EventRow]) -> list[SettingsRow]:
+    """The match_settings_all rows that these events rows create (logged_at set).
+
+    One per match_created event at seq 0. A value its column cannot hold
+    (only possible in a journal written by an older release) is None, so a
+    load never fails on it.
+    """
+    out: list[SettingsRow] = []
+    for row in rows:
+        if row[2] != "match_created" or row[1] != 0:
+            continue
+        try:
+            detail = json.loads(row[10]) if row[10] is not None else {}
+        except ValueError:
+            detail = {}
+        if not isinstance(detail, dict):
+            detail = {}
+        typed = {key: _fitting(detail.get(key), *SETTINGS_RANGES[key]) for key in SETTINGS_RANGES}
+        version = detail.get("rules_version")
+        created_at = row[11]
+        assert created_at is not None, "rows are stamped before they are journaled"
+        out.append(
+            (
+                row[0],
+                typed["seats"],
+                typed["target"],
+                typed["seed"],
+                version if isinstance(version, str) else None,
+                created_at,
+            )
+        )
+    return out
+
+
+def _fitting(value: object, low: int, high: int) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    return None
+
+
+def settings_to_arrow(rows: Sequence[SettingsRow]) -> pa.Table:
+    """Settings rows as one Arrow table in `SETTINGS_SCHEMA` (seed as decimal text)."""
+    columns: list[Sequence[object]] = (
+        list(zip(*rows, strict=True)) if rows else [() for _ in SETTINGS_SCHEMA]
+    )
+    columns[3] = [None if seed is None else str(seed) for seed in columns[3]]
+    return pa.Table.from_arrays(
+        [pa.array(col, type=f.type) for col, f in zip(columns, SETTINGS_SCHEMA, strict=True)],
+        schema=SETTINGS_SCHEMA,
+    )
 
 
 def rows_to_arrow(rows: Sequence[EventRow]) -> pa.Table:

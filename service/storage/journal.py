@@ -8,9 +8,13 @@ it, and loads the journal's backlog into DuckDB in large batches a few times
 a second; the journal is then emptied. After a crash, the events in the
 journal that DuckDB lacks are loaded when the log is next opened.
 
-One line a row: a JSON array of the `events` columns, `logged_at` as epoch
-microseconds. A torn last line (a crash mid-write) was never acknowledged
-and is ignored.
+One line a row: a JSON array of the `events_all` columns, `logged_at` as
+epoch microseconds. A torn last line (a crash mid-write) was never
+acknowledged and is ignored. A write that fails (a full disk) is cut off
+again before the caller hears of it, so no partial line stays in the middle
+of the file: the next write truncates first if that cut failed too.
+
+The file is created mode 0600, like the database (see files.py).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from .events import EventRow
+from .files import PRIVATE
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -69,15 +74,25 @@ class Journal:
         self.sync = sync
         """fdatasync each write: survives power loss. Without: survives a crash of the process."""
         created = not path.exists()
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)
+        os.fchmod(self._fd, PRIVATE)  # the umask may have narrowed it; an old file may be wider
         self.size = os.fstat(self._fd).st_size
+        self._torn = False
+        """A failed write left bytes past `size` that could not be cut off yet."""
         if created:
             fsync_dir(path.parent)
 
     def write(self, rows: list[EventRow]) -> None:
-        """Append rows and make them durable; on failure, leave the file as it was."""
+        """Append rows and make them durable; on OSError the file ends where it did.
+
+        Should even the cut after a failed write fail, the file is cut before
+        the next write instead (which raises if it still cannot be), so a
+        partial line is never followed by acknowledged ones.
+        """
         data = b"".join(_encode(row) for row in rows)
-        before = self.size
+        if self._torn:
+            os.ftruncate(self._fd, self.size)
+            self._torn = False
         try:
             view = memoryview(data)
             while view:
@@ -86,10 +101,12 @@ class Journal:
             if self.sync:
                 os.fdatasync(self._fd)
         except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, before)
+            try:
+                os.ftruncate(self._fd, self.size)
+            except OSError:
+                self._torn = True
             raise
-        self.size = before + len(data)
+        self.size += len(data)
 
     def clear(self) -> None:
         """Empty the journal once DuckDB holds everything in it.
@@ -101,6 +118,9 @@ class Journal:
         self.size = 0
 
     def close(self, remove: bool) -> None:
+        if self._torn:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self.size)
         os.close(self._fd)
         if remove:
             self.path.unlink(missing_ok=True)

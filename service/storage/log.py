@@ -1,25 +1,56 @@
 """The service's durable event log: one DuckDB file, its journal, one writer thread.
 
-Why a writer thread: a DuckDB commit costs about a millisecond of CPU
-however few rows it holds. Game threads hand their events to `append`,
-which queues them and blocks; the writer takes everything queued, checks
-it, appends it to the journal (`journal.py`) with one fdatasync, and only
-then wakes every waiter (group commit). A returned `append` therefore means
-the events survive a crash: they are in the synced journal. The writer
-loads the journal's backlog into DuckDB in large batches (every
-`LOAD_SECONDS`, or `LOAD_ROWS` rows, or before any read of this log), so
-every read through this log sees every acknowledged event.
+Why a journal: a DuckDB commit costs about a millisecond of CPU however few
+rows it holds, while appending a line to a file and fdatasync-ing it costs a
+fraction of that. So an event is made durable in the journal first and
+reaches DuckDB later, many at a time.
 
-Each match's events are numbered 0, 1, 2, ... without gaps. The writer keeps
-the next seq of every unfinished match in memory, so it can refuse a
-duplicate or a gap for the one batch that carries it without failing the
-other batches of the same group commit; should the database still reject
-the group, each batch is retried alone so only the bad one fails.
+The write protocol (the one place it is written down):
+
+1. Hand-in. `append_async(events)` and `append(events)` turn the events into
+   rows in the caller's thread (a `detail` that is not JSON, text that is
+   not UTF-8 or an int that no column holds raises there and then) and queue
+   them as one batch with a `concurrent.futures.Future`. `append_async`
+   returns the future (asyncio code awaits
+   `asyncio.wrap_future(log.append_async(events))`); `append` waits for it.
+2. Group commit. Whoever holds `_commit_lock` owns everything behind the
+   queue: the journal, the backlog, each open match's next seq and the
+   DuckDB write cursor. A commit takes everything queued (at most
+   MAX_GROUP_ROWS rows), fails each batch that does not continue its match's
+   gap-free sequence (DuplicateEvent, SequenceGap: that batch only), writes
+   the rest to the journal with one write and one fdatasync, and only then,
+   with the lock released, resolves the futures. So callers that arrive
+   together share one write and one fsync, and a resolved future means the
+   events survive a crash (with `sync=False`: a crash of the process, not
+   of the machine). If the journal write fails, the journal is cut back to
+   where it was and every batch of the group fails: LogFull for a full
+   disk, StorageError otherwise. A batch cancelled while queued is left out.
+3. Who commits. `append` commits in its own thread when the lock is free (a
+   lone caller pays no thread switch); otherwise it waits for its future.
+   The writer thread serves everything else: batches of `append_async`,
+   batches queued while the lock was taken (whoever releases the lock with
+   batches queued wakes it), and the loads that fall due. After a group of
+   several callers the writer waits up to GATHER_SECONDS for as many to
+   queue again.
+4. Loading. Acknowledged rows that DuckDB does not hold yet are the
+   backlog. It is inserted in one transaction (with the settings of the
+   matches it creates) when it reaches LOAD_ROWS rows or its oldest row is
+   LOAD_SECONDS old (by the writer), before any read through this log (by
+   the reading thread, under the lock: a read sees every event acknowledged
+   before it began), and at close; then the journal is emptied. A failed
+   load keeps the backlog, still durable in the journal, is retried after
+   LOAD_SECONDS, and fails the reads meanwhile (LogFull for a full disk).
+5. Recovery. Opening the log first migrates an older schema, then loads the
+   journal rows that DuckDB lacks (a crash between steps 2 and 4).
+
+A future's done-callbacks run in the thread that committed its batch, after
+it released the lock: they may read the log and append to it.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import logging
 import os
 import threading
@@ -33,28 +64,29 @@ from pathlib import Path
 from typing import Final
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
-from ._base import (
-    ReadAccess,
-    check_version,
-    claim,
-    connect,
-    realpath_key,
-    release,
-    scalar,
-    stored_version,
+from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
+from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
+from .events import (
+    COLUMNS,
+    EventRow,
+    LogEvent,
+    rows_to_arrow,
+    settings_rows,
+    settings_to_arrow,
+    to_rows,
 )
-from .errors import DuplicateEvent, LogClosed, SequenceError, SequenceGap, StorageError
-from .events import COLUMNS, EventRow, LogEvent, rows_to_arrow, to_rows
+from .files import make_private, owner_only, private_temp_dir
 from .journal import Journal, fsync_dir, journal_path, read_journal
+from .migrate import open_schema
 from .owner import remove_owner, write_owner
 
-__all__ = ["EventLog"]
+__all__ = ["EventLog", "Opening"]
 
 _log = logging.getLogger(__name__)
 
-_PENDING_TABLE: Final = "_pending_events"  # the name queries.sql inserts from
 LOAD_SECONDS: Final = 0.25
 """Longest an acknowledged event waits in the journal before DuckDB gets it."""
 LOAD_ROWS: Final = 8_192
@@ -62,91 +94,60 @@ LOAD_ROWS: Final = 8_192
 MAX_GROUP_ROWS: Final = 65_536
 """Most rows one group commit takes, so one commit's latency stays bounded."""
 GATHER_SECONDS: Final = 0.001
-"""Longest the writer waits for last group's callers to queue again."""
+"""Longest the writer waits for the last group's callers to queue again.
+
+Every caller woken by a commit queues its next event a moment later; without
+the wait the writer takes the first one or two, and groups settle at about
+half the callers, alternating. A lone caller never waits, and the wait is
+never longer than the last journal write took (it is what the wait saves).
+"""
 ARROW_MIN_ROWS: Final = 1_024
-"""From this many rows a group goes in as an Arrow table, below by the appender.
+"""From this many rows a load goes in as an Arrow table, below by the appender.
 
 Measured here (DuckDB 2.0): an Arrow insert has about 1 ms more fixed cost
 per statement than the appender, which is slower per row (about 400 k
-rows/s against 650 k); they break even near 1,000 rows. Both are one
-statement, so one transaction and one WAL fsync.
+rows/s against 650 k); they break even near 1,000 rows.
 """
 
-
-# What inserting a group can raise for a value of one batch: DuckDB's errors,
-# and Arrow's (ArrowInvalid is a ValueError, ArrowTypeError a TypeError).
+# What inserting a backlog can raise: DuckDB's errors, and Arrow's
+# (ArrowInvalid is a ValueError, ArrowTypeError a TypeError).
 _INSERT_ERRORS: Final = (duckdb.Error, ValueError, TypeError, OverflowError)
+_FULL: Final = (errno.ENOSPC, errno.EDQUOT)
+_FULL_TEXT: Final = tuple(os.strerror(code) for code in _FULL)
 
 
-class _Waiter:
-    """The outcome of one `append` call, and the one lock its caller sleeps on.
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """What opening the file found and did (what `sniff recover` reports)."""
 
-    A `Future` plus an `Event` cost two conditions per call; a raw lock,
-    held from the start and released once, wakes the caller when its batch
-    is done or when it is handed the lead, for a fraction of that.
-    """
-
-    __slots__ = ("_error", "_finished", "_lock", "promoted")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._lock.acquire()
-        self._finished = False
-        self._error: BaseException | None = None
-        self.promoted = False
-
-    def done(self) -> bool:
-        return self._finished
-
-    def set_running_or_notify_cancel(self) -> bool:
-        return True  # a blocked caller cannot cancel
-
-    def set_result(self, result: None) -> None:
-        self._finished = True
-        self._wake()
-
-    def set_exception(self, error: BaseException) -> None:
-        self._error = error
-        self._finished = True
-        self._wake()
-
-    def promote(self) -> None:
-        """Hand this caller the lead (its batch is still queued)."""
-        self.promoted = True
-        self._wake()
-
-    def _wake(self) -> None:
-        with suppress(RuntimeError):  # already woken (promoted, then finished)
-            self._lock.release()
-
-    def wait(self) -> None:
-        self._lock.acquire()
-
-    def result(self) -> None:
-        if self._error is not None:
-            raise self._error
+    version_found: int | None
+    """The file's schema version before the open; None for a new file."""
+    journal_rows: int
+    """Rows a leftover journal held (a service that stopped without closing)."""
+    loaded_rows: int
+    """Of those, the rows DuckDB lacked and now holds."""
 
 
 @dataclass(slots=True)
 class _Batch:
-    """One caller's events, already as rows (bad JSON fails its own caller)."""
+    """One caller's events, already as rows, and the future that answers it."""
 
     events: tuple[LogEvent, ...]
     rows: list[EventRow]
-    future: Future[None] | _Waiter
+    future: Future[None]
 
 
 class EventLog(ReadAccess):
     """The read-write event log, owned by one service process.
 
-    Opening creates the file and its schema if needed and refuses a file of
-    another schema version (SchemaVersionError) or one held by another
-    process (LogLocked). The log is the only owner of the file in its process:
-    no other process can open the file while it is open, so offline tools
-    reach it through the service (see `owner.find_owner`).
+    Opening creates the file and its schema if needed, migrates an older
+    schema, refuses a file of a newer one (SchemaVersionError) or one held by
+    another process (LogLocked). No other process can open the file while it
+    is open, so offline tools reach it through the service (see
+    `owner.find_owner`). The file, its WAL and journal are mode 0600.
 
     All methods are safe to call from many threads. Reads (`query`,
-    `events_for`, ...) see committed events only.
+    `events_for`, ...) see every event acknowledged before they began.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, sync: bool = True) -> None:
@@ -165,8 +166,14 @@ class EventLog(ReadAccess):
             release(self._key, write=True)
             raise
         try:
-            _open_schema(con, absolute)
-            _load_journal(con, journal_path(absolute))
+            self._wal_path = Path(f"{absolute}.wal")
+            make_private(absolute, self._wal_path)
+            private_temp_dir(absolute)
+            with owner_only():
+                found = open_schema(con, absolute)
+                pending = read_journal(journal_path(absolute))
+                loaded = _load_journal(con, journal_path(absolute), pending)
+            self.opening = Opening(found, len(pending), loaded)
             next_seq = {
                 str(match_id): int(seq)
                 for match_id, seq in con.execute(_sql.query("next_seq_of_unfinished")).fetchall()
@@ -185,37 +192,30 @@ class EventLog(ReadAccess):
             release(self._key, write=True)
             raise
         super().__init__(absolute, con)
-
-        self._wal_path = Path(f"{absolute}.wal")
         self._wal_id: tuple[int, int] | None = None
         self._wal_size = 0
         self._advertised = False
 
-        # Writer state: touched by the writer thread only (after this point).
+        # What the holder of _commit_lock owns (protocol step 2).
         self._wcur = writer_cursor
+        self._journal = journal
         self._next_seq: dict[str, int] = next_seq
         self._known: set[str] = known
         """Every match id in the log: a new match may not reuse one."""
-        self._journal = journal
         self._backlog: list[EventRow] = []
-        """Acknowledged rows in the journal that DuckDB does not hold yet."""
         self._backlog_since = 0.0
         self._ended: list[str] = []
         """Matches whose end is in the backlog: forgotten once it is loaded."""
-        self._flushes: list[Future[None]] = []
-        self._leading = False
-        """True while one thread commits or loads; the journal and backlog are its alone."""
-        self._writer_turn = False
-        """The writer thread has work waiting and leads next (callers then wait to be led)."""
+        self._load_error: BaseException | None = None
         self._retry_load_at = 0.0
-        self._lead_ident: int | None = None
-        """The thread that leads now (when known): a future's callback may run on it."""
+        self._last_group = 0
+        self._last_write_seconds = 0.0
 
-        # The queue between callers and the writer.
+        # The holder of _commit_lock owns the state above; the queue is under _cond.
+        self._commit_lock = threading.Lock()
         self._cond = threading.Condition()
         self._queue: list[_Batch] = []
         self._closing = False
-        self._last_group = 0
         self._writer = threading.Thread(
             target=self._run, name=f"event-log-writer:{absolute.name}", daemon=True
         )
@@ -224,271 +224,155 @@ class EventLog(ReadAccess):
         # (and leave the backlog to the journal): close it first.
         atexit.register(self.close)
 
-    # -- appending ---------------------------------------------------------
-
-    def append(self, events: Sequence[LogEvent]) -> None:
-        """Append events and return once they are committed durably.
-
-        Raises DuplicateEvent or SequenceGap if an event does not continue its
-        match's sequence (then none of `events` is written), LogClosed after
-        `close()`, TypeError/ValueError for a `detail` that is not JSON.
-        Events of one match must be appended in order: the service appends a
-        match's events while holding that match's lock.
-
-        The calling thread commits its own group when no other is committing
-        (it becomes the leader), so a lone caller pays no thread hand-off;
-        callers that arrive meanwhile wait and join the next group.
-        """
-        batch = tuple(events)
-        if not batch:
-            return
-        future = _Waiter()
-        rows = to_rows(batch)
-        with self._cond:
-            if self._closing:
-                raise LogClosed(f"the event log {self.path} is closed")
-            self._queue.append(_Batch(batch, rows, future))
-            lead = not self._leading and not self._writer_turn
-            if lead:
-                self._leading = True
-                self._lead_ident = threading.get_ident()
-        if not lead:
-            future.wait()  # our batch is done, or leadership was handed to us
-            if future.done():
-                return future.result()
-            self._lead_ident = threading.get_ident()
-        try:
-            # Lead until our own batch is committed (with whatever queued beside it).
-            while not future.done():
-                with self._cond:
-                    group = self._take_group() if self._queue else []
-                if not group:
-                    break
-                self._commit_taken(group)
-        finally:
-            with self._cond:
-                self._hand_over()
-        return future.result()
-
-    def _hand_over(self) -> None:
-        """Pass leadership to the first waiting `append` caller, or release it (under _cond).
-
-        Waking exactly one thread, rather than every waiter, keeps a busy
-        service from spending its CPU on threads that wake only to sleep again.
-        When the writer thread has work (a load due, a flush asked, closing),
-        it gets the lead next, so a steady stream of callers cannot starve it;
-        it commits or hands on the waiting callers' batches in turn.
-        """
-        self._lead_ident = None
-        writer_work = bool(self._flushes) or self._closing or self._load_due()
-        if not writer_work:
-            for batch in self._queue:
-                if isinstance(batch.future, _Waiter) and not batch.future.done():
-                    batch.future.promote()  # it leads now; `_leading` stays True
-                    return
-        self._writer_turn = writer_work
-        self._leading = False
-        self._cond.notify_all()  # the writer thread, for async batches and loads
+    # -- appending -------------------------------------------------------------
 
     def append_async(self, events: Iterable[LogEvent]) -> Future[None]:
-        """Queue events for the next group commit; the future completes with it.
+        """Queue events for the next group commit; the future resolves with it.
 
-        The future's result is None once the events are durable, or the error
-        that kept this batch out (all or nothing). Cancelling the future
-        before the writer takes it keeps the events out of the log.
+        The future's result is None once the events are durable; its
+        exception is why this batch was kept out, whole: DuplicateEvent or
+        SequenceGap (the events do not continue their match's sequence),
+        LogFull (the disk is full) or StorageError. Raises at once LogClosed
+        after `close()`, TypeError/ValueError for an event the log cannot
+        hold. Cancelling the future while the batch is queued keeps it out.
+        Events of one match must be appended in order (the service appends a
+        match's events while holding that match's lock).
         """
+        return self._enqueue(events, wake_writer=True)
+
+    def append(self, events: Sequence[LogEvent]) -> None:
+        """Append events and return once they are durable; raises as `append_async`'s future."""
+        future = self._enqueue(events, wake_writer=False)
+        if self._commit_lock.acquire(blocking=False):
+            self._commit_queued()  # nobody else is committing: this thread does
+        future.result()
+
+    def _enqueue(self, events: Iterable[LogEvent], wake_writer: bool) -> Future[None]:
         batch = tuple(events)
-        future: Future[None] = Future()
         rows = to_rows(batch)
+        future: Future[None] = Future()
         with self._cond:
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")
-            if not batch:
-                future.set_result(None)
-                return future
-            self._queue.append(_Batch(batch, rows, future))
-            self._cond.notify()
+            if batch:
+                self._queue.append(_Batch(batch, rows, future))
+                # Wake the writer only when it waits for this: the first batch,
+                # or the last one of the group it gathers.
+                if wake_writer and (len(self._queue) in (1, self._last_group)):
+                    self._cond.notify()
+        if not batch:
+            future.set_result(None)
         return future
 
-    # -- the writer thread ---------------------------------------------------
+    def _commit_queued(self) -> None:
+        """Commit one group (holding `_commit_lock`), release it, then answer the callers."""
+        group: list[_Batch] = []
+        try:
+            with self._cond:
+                group = self._take_group()
+            answers = self._commit(group)
+        except Exception as exc:  # a bug here must not leave callers waiting
+            _log.exception("event log commit failed")
+            answers = [(batch.future, exc) for batch in group]
+        finally:
+            self._release()
+        _answer(answers)
 
-    def _load_due(self) -> bool:
-        now = time.monotonic()
-        if now < self._retry_load_at:  # the last load failed: no busy retrying
-            return False
-        return bool(self._backlog) and (
-            len(self._backlog) >= LOAD_ROWS or now - self._backlog_since >= LOAD_SECONDS
-        )
+    def _release(self) -> None:
+        """Release `_commit_lock`; wake the writer if work waits that no one else will do."""
+        self._commit_lock.release()
+        with self._cond:
+            if self._queue or len(self._backlog) >= LOAD_ROWS:
+                self._cond.notify()
+
+    # -- the writer thread -------------------------------------------------------
 
     def _run(self) -> None:
-        """Commit queued async batches, load the backlog when due or asked, and close."""
+        """Commit what is queued and load the backlog when due, until closed."""
         while True:
             with self._cond:
-                while self._leading or not (
-                    self._queue or self._flushes or self._closing or self._load_due()
-                ):
-                    timeout = None
-                    if self._backlog and not self._leading:
-                        timeout = max(0.0, self._backlog_since + LOAD_SECONDS - time.monotonic())
-                    self._cond.wait(timeout)
-                self._leading = True
-                self._lead_ident = threading.get_ident()
-                self._writer_turn = False
-                if self._queue:
-                    self._gather()
-                    group = self._take_group()
-                else:
-                    group = []
-                flushes, self._flushes = self._flushes, []
+                while not (self._queue or self._closing or self._load_due()):
+                    self._cond.wait(self._seconds_to_load())
+                self._gather()
                 done = self._closing and not self._queue
+            self._commit_lock.acquire()
+            if self._queue:
+                self._commit_queued()  # releases the lock
+                continue
             try:
-                if group:
-                    self._last_group = len(group)
-                    self._commit_taken(group)
-                if flushes or done or self._load_due():
+                if done or self._load_due():
                     self._load()
-            except Exception:  # the writer must outlive any failure, or every caller hangs
+            except Exception:  # the writer must outlive any bug, or every caller hangs
                 _log.exception("event log writer failed")
             finally:
-                self._answer(flushes)
-                with self._cond:
-                    self._hand_over()
+                self._commit_lock.release()
             if done:
                 return  # closing, and everything queued is written and loaded
 
-    def _commit_taken(self, group: list[_Batch]) -> None:
-        group = [batch for batch in group if batch.future.set_running_or_notify_cancel()]
-        if not group:
-            return
-        try:
-            self._commit_group(group)
-        except Exception as exc:  # a bug here must not leave callers blocked
-            _log.exception("event log writer failed a group commit")
-            for batch in group:
-                if not batch.future.done():
-                    batch.future.set_exception(exc)
-
-    def _answer(self, flushes: list[Future[None]]) -> None:
-        for future in flushes:
-            if self._backlog:
-                future.set_exception(StorageError("the event log could not load its journal"))
-            else:
-                future.set_result(None)
-
-    def flush(self) -> None:
-        """Return once DuckDB holds every event acknowledged so far (reads call this)."""
-        if threading.get_ident() == self._lead_ident:
-            # The leading thread itself (an append_async future's done-callback):
-            # no one else may load while it leads, so it loads.
-            self._load()
-            if self._backlog:
-                raise StorageError("the event log could not load its journal")
-            return
-        future: Future[None] = Future()
-        with self._cond:
-            if self._closing or not self._writer.is_alive():
-                return
-            self._flushes.append(future)
-            self._cond.notify()
-        future.result()
-
-    @contextmanager
-    def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        self.flush()
-        with super()._cursor() as cursor:
-            yield cursor
-
-    def _load(self) -> None:
-        """Move the backlog from the journal into DuckDB (one transaction), then empty the journal.
-
-        A failure keeps the backlog (still durable in the journal) for the
-        next attempt.
-        """
-        if not self._backlog:
-            return
-        try:
-            self._insert(self._backlog)
-        except _INSERT_ERRORS:
-            _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
-            self._retry_load_at = time.monotonic() + LOAD_SECONDS
-            return
-        self._backlog = []  # DuckDB holds it now: never insert it again
-        for match_id in self._ended:
-            self._next_seq.pop(match_id, None)
-        self._ended = []
-        try:
-            self._sync_new_wal()
-        except OSError:
-            _log.exception("could not sync the WAL's directory: the journal keeps its rows")
-            return  # a restart skips the rows DuckDB holds; the next load retries
-        self._journal.clear()
-
     def _gather(self) -> None:
-        """Wait a moment for the callers of the last group to queue again.
-
-        Every caller woken by a commit queues its next event a little later;
-        without this the writer takes the first few, and groups settle at
-        about half the callers, alternating. Only waits when the last group
-        had several callers, so a lone caller never waits.
-        """
+        """Wait a moment for the last group's callers to queue again (under _cond)."""
         want = self._last_group
         if want > 1 and len(self._queue) < want and not self._closing:
             self._cond.wait_for(
-                lambda: len(self._queue) >= want or self._closing, timeout=GATHER_SECONDS
+                lambda: len(self._queue) >= want or self._closing,
+                timeout=min(GATHER_SECONDS, self._last_write_seconds),
             )
 
     def _take_group(self) -> list[_Batch]:
         """Everything queued, up to MAX_GROUP_ROWS rows (at least one batch)."""
-        rows = 0
-        taken = 0
+        rows = taken = 0
         for batch in self._queue:
-            if taken and rows + len(batch.events) > MAX_GROUP_ROWS:
+            if taken and rows + len(batch.rows) > MAX_GROUP_ROWS:
                 break
-            rows += len(batch.events)
+            rows += len(batch.rows)
             taken += 1
         group, self._queue = self._queue[:taken], self._queue[taken:]
+        if group:  # a caller whose batch another commit took finds nothing
+            self._last_group = len(group)
         return group
 
-    def _commit_group(self, group: list[_Batch]) -> None:
+    def _commit(self, group: list[_Batch]) -> list[tuple[Future[None], BaseException | None]]:
+        """Step 2: check each batch's sequence, journal the good ones; each one's answer."""
+        answers: list[tuple[Future[None], BaseException | None]] = []
         staged: dict[str, int] = {}
         accepted: list[_Batch] = []
         for batch in group:
-            unstorable = _unstorable(batch.rows)
-            if unstorable is not None:
-                batch.future.set_exception(
-                    StorageError(f"the event log could not commit: {unstorable}")
-                )
-                continue
+            if not batch.future.set_running_or_notify_cancel():
+                continue  # cancelled while queued
             try:
                 advanced = self._check_sequence(batch.events, staged)
             except SequenceError as exc:
-                batch.future.set_exception(exc)
+                answers.append((batch.future, exc))
                 continue
             except duckdb.Error as exc:  # looking a finished match up failed
-                batch.future.set_exception(_commit_failed(exc))
+                answers.append((batch.future, _failure("the event log could not commit", exc)))
                 continue
             staged.update(advanced)
             accepted.append(batch)
         if not accepted:
-            return
+            return answers
         now = datetime.now(UTC)
         rows = [
             row if row[-1] is not None else (*row[:-1], now)
             for batch in accepted
             for row in batch.rows
         ]
+        began = time.perf_counter()
         try:
             self._journal.write(rows)
         except OSError as exc:
-            for batch in accepted:
-                batch.future.set_exception(_commit_failed(exc))
-            return
+            error = _failure("the event log could not make the events durable", exc)
+            return answers + [(batch.future, error) for batch in accepted]
+        self._last_write_seconds = time.perf_counter() - began
         if not self._backlog:
             self._backlog_since = time.monotonic()
         self._backlog.extend(rows)
-        self._advance(staged, [e for batch in accepted for e in batch.events])
-        for batch in accepted:
-            batch.future.set_result(None)
+        self._next_seq.update(staged)
+        self._known.update(staged)
+        # A finished match takes no more events in the normal course; forgetting
+        # it (once DuckDB holds its end) keeps memory to the open matches.
+        self._ended.extend(r[0] for r in rows if r[2] == "match_ended")
+        return answers + [(batch.future, None) for batch in accepted]
 
     def _check_sequence(self, events: Sequence[LogEvent], staged: dict[str, int]) -> dict[str, int]:
         """Each match's next seq after `events`, or the SequenceError they cause.
@@ -519,31 +403,55 @@ class EventLog(ReadAccess):
         next_seq = scalar(self._wcur, "next_seq_of", {"match_id": match_id})
         return int(next_seq) if next_seq is not None else 0
 
-    def _advance(self, advanced: dict[str, int], events: Iterable[LogEvent]) -> None:
-        self._next_seq.update(advanced)
-        self._known.update(advanced)
-        for event in events:
-            if event.kind == "match_ended":
-                # A finished match takes no more events in the normal course;
-                # forgetting it (once DuckDB holds it) keeps memory to the open matches.
-                self._ended.append(event.match_id)
+    def _load_due(self) -> bool:
+        now = time.monotonic()
+        if now < self._retry_load_at:  # the last load failed: no busy retrying
+            return False
+        return bool(self._backlog) and (
+            len(self._backlog) >= LOAD_ROWS or now - self._backlog_since >= LOAD_SECONDS
+        )
 
-    def _insert(self, rows: list[EventRow]) -> None:
-        """One statement for all rows: one transaction, one WAL fsync."""
-        cursor = self._wcur
-        if len(rows) < ARROW_MIN_ROWS:
-            appender = cursor.appender("events", columns=list(COLUMNS))
-            try:
-                appender.append_rows(rows)
-                appender.flush()
-            except BaseException:
-                appender.clear()  # nothing of a failed group may be flushed later
-                raise
-        else:
-            _insert_arrow(cursor, rows)
+    def _seconds_to_load(self) -> float:
+        """How long the writer may sleep before a load falls due.
+
+        Read without `_commit_lock` (a caller may be committing), so never
+        longer than LOAD_SECONDS: a backlog begun meanwhile waits one more
+        period at most.
+        """
+        if not self._backlog:
+            return LOAD_SECONDS
+        due = max(self._backlog_since + LOAD_SECONDS, self._retry_load_at)
+        return min(LOAD_SECONDS, max(0.0, due - time.monotonic()))
+
+    def _load(self) -> None:
+        """Step 3: the backlog into DuckDB (one transaction), then an empty journal."""
+        if not self._backlog:
+            return
+        try:
+            with owner_only():  # the commit may create a new WAL
+                _insert(self._wcur, self._backlog)
+        except _INSERT_ERRORS as exc:
+            _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
+            self._load_error = exc
+            self._retry_load_at = time.monotonic() + LOAD_SECONDS
+            return
+        self._load_error = None
+        self._backlog = []  # DuckDB holds it now: never insert it again
+        for match_id in self._ended:
+            self._next_seq.pop(match_id, None)
+        self._ended = []
+        try:
+            self._sync_new_wal()
+        except OSError:
+            _log.exception("could not sync the WAL's directory: the journal keeps its rows")
+            return  # a restart skips the rows DuckDB holds; the next load retries
+        try:
+            self._journal.clear()
+        except OSError:  # the rows stay: a restart skips those DuckDB holds
+            _log.exception("could not empty the journal; the next load retries")
 
     def _sync_new_wal(self) -> None:
-        """Make a newly created WAL file's name durable, before anyone is told.
+        """Make a newly created WAL file's name durable, before the journal is emptied.
 
         DuckDB fdatasyncs the WAL at every commit but never the directory, and
         it deletes the WAL at each checkpoint (every 16 MiB of WAL, and at
@@ -563,6 +471,31 @@ class EventLog(ReadAccess):
         self._wal_id = wal_id
         self._wal_size = st.st_size
 
+    # -- reads see every acknowledged event ----------------------------------------
+
+    def flush(self) -> None:
+        """Return once DuckDB holds every event acknowledged so far (every read calls it).
+
+        Loads the backlog in this thread. Raises LogFull or StorageError if
+        it cannot be loaded (it stays durable in the journal), LogClosed once
+        `close()` has begun.
+        """
+        self._commit_lock.acquire()
+        try:
+            if self._closing and not self._writer.is_alive():
+                raise LogClosed(f"the event log {self.path} is closed")
+            self._load()
+            if self._backlog:
+                raise _failure("the event log could not load its journal", self._load_error)
+        finally:
+            self._release()
+
+    @contextmanager
+    def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        self.flush()
+        with super()._cursor() as cursor:
+            yield cursor
+
     # -- the owner sidecar -------------------------------------------------------
 
     def advertise(self, address: str, query_token: str | None = None) -> None:
@@ -578,11 +511,11 @@ class EventLog(ReadAccess):
     # -- lifetime ------------------------------------------------------------------
 
     def close(self) -> None:
-        """Commit everything queued, checkpoint, and release the file.
+        """Commit everything queued, load it, checkpoint, and release the file.
 
-        After a clean close the file holds everything (no WAL left), so
-        read-only tools open it fast. Safe to call twice. A query still running
-        on another thread may fail when the connection goes.
+        After a clean close the file holds everything (no WAL, no journal
+        left), so read-only tools open it fast. Safe to call twice. A query
+        still running on another thread may fail when the connection goes.
         """
         with self._cond:
             first = not self._closing
@@ -592,13 +525,16 @@ class EventLog(ReadAccess):
         if not first:
             return
         atexit.unregister(self.close)
-        self._journal.close(remove=not self._backlog)
         try:
-            with suppress(duckdb.Error):
-                self._wcur.execute("CHECKPOINT")
-            with suppress(duckdb.Error):
-                self._wcur.close()
+            with self._commit_lock:  # a read's flush may still hold it
+                self._journal.close(remove=not self._backlog)
+                with owner_only(), suppress(duckdb.Error):
+                    self._wcur.execute("CHECKPOINT")
+                with suppress(duckdb.Error):
+                    self._wcur.close()
             self._close_connection()
+            with suppress(OSError):  # empty unless DuckDB left spill files
+                Path(f"{self.path}.tmp").rmdir()
             fsync_dir(self.path.parent)  # the WAL's removal, after the checkpoint
         finally:
             if self._advertised:
@@ -606,86 +542,75 @@ class EventLog(ReadAccess):
             release(self._key, write=True)
 
 
-_INT32_COLUMNS: Final = tuple(
-    i
-    for i, name in enumerate(COLUMNS)
-    if name in ("seq", "round", "action_index", "seat", "points", "ends_sum")
-)
+def _answer(answers: list[tuple[Future[None], BaseException | None]]) -> None:
+    """Resolve the futures (their done-callbacks run here, in this thread)."""
+    for future, error in answers:
+        if future.done():  # failed by an earlier bug report
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
 
 
-_TEXT_COLUMNS: Final = tuple(
-    i for i, name in enumerate(COLUMNS) if name in ("match_id", "move", "drawn")
-)
-
-
-def _unstorable(rows: list[EventRow]) -> str | None:
-    """Why DuckDB would refuse a row, found before it is acknowledged (then it must load)."""
-    for row in rows:
-        for i in _INT32_COLUMNS:
-            value = row[i]
-            if value is not None and not -(2**31) <= value < 2**31:  # type: ignore[operator]
-                return f"{COLUMNS[i]} {value} does not fit an INTEGER column"
-        for i in _TEXT_COLUMNS:
-            text = row[i]
-            if text is not None and not text.isascii():  # type: ignore[union-attr]
-                try:
-                    text.encode()  # type: ignore[union-attr]
-                except UnicodeEncodeError:
-                    return f"{COLUMNS[i]} is not valid UTF-8 text (a lone surrogate)"
-    return None
-
-
-def _load_journal(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Load the journal rows DuckDB lacks (after a crash) and empty the journal.
-
-    Rows DuckDB already holds (loaded before the crash, journal not yet
-    emptied) are recognised by their (match_id, seq) and skipped.
-    """
-    rows = read_journal(path)
-    if not rows:
-        return 0
-    next_seq = {str(m): int(s) for m, s in con.execute(_sql.query("next_seq_of_all")).fetchall()}
-    now = datetime.now(UTC)
-    missing = [
-        row if row[-1] is not None else (*row[:-1], now)
-        for row in rows
-        if row[1] >= next_seq.get(row[0], 0)
-    ]
-    if missing:
-        _insert_arrow(con, missing)
-    _log.info("loaded %d of %d journal rows into %s", len(missing), len(rows), path)
-    with open(path, "r+b") as handle:
-        handle.truncate(0)
-    return len(missing)
-
-
-def _insert_arrow(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
-    """Insert rows as one Arrow table: one statement (the fast way for many rows)."""
-    cursor.register(_PENDING_TABLE, rows_to_arrow(rows))
-    try:
-        cursor.execute(_sql.query("insert_pending_events"))
-    finally:
-        with suppress(duckdb.Error):
-            cursor.unregister(_PENDING_TABLE)
-
-
-def _commit_failed(exc: BaseException) -> StorageError:
-    error = StorageError(f"the event log could not commit: {exc}")
+def _failure(what: str, exc: BaseException | None) -> StorageError:
+    """The error a caller sees: LogFull when the disk is full, else StorageError."""
+    full = isinstance(exc, OSError) and exc.errno in _FULL
+    full = full or (isinstance(exc, duckdb.Error) and any(t in str(exc) for t in _FULL_TEXT))
+    if full:
+        error: StorageError = LogFull(f"{what}: the disk is full ({exc})")
+    else:
+        error = StorageError(f"{what}: {exc}" if exc is not None else what)
     error.__cause__ = exc
     return error
 
 
-def _open_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Create or refresh the schema, but never over a newer (or foreign) one."""
-    version = stored_version(con)
-    if version is not None:
-        check_version(version, path)
-    con.execute("BEGIN TRANSACTION")
+def _insert(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
+    """One transaction: the rows, and the settings of the matches they create."""
+    settings = settings_rows(rows)
+    cursor.execute("BEGIN TRANSACTION")
     try:
-        con.execute(_sql.schema_script())
-        con.execute("COMMIT")
+        if len(rows) < ARROW_MIN_ROWS:
+            appender = cursor.appender("events_all", columns=list(COLUMNS))
+            try:
+                appender.append_rows(rows)
+                appender.flush()
+            except BaseException:
+                appender.clear()  # nothing of a failed load may be flushed later
+                raise
+        else:
+            _insert_arrow(cursor, "insert_pending_events", "_pending_events", rows_to_arrow(rows))
+        if settings:
+            table = settings_to_arrow(settings)
+            _insert_arrow(cursor, "insert_pending_settings", "_pending_settings", table)
+        cursor.execute("COMMIT")
     except BaseException:
         with suppress(duckdb.Error):
-            con.execute("ROLLBACK")
+            cursor.execute("ROLLBACK")
         raise
-    check_version(stored_version(con), path)  # schema.sql and SCHEMA_VERSION agree
+
+
+def _insert_arrow(
+    cursor: duckdb.DuckDBPyConnection, query: str, name: str, table: pa.Table
+) -> None:
+    """Run named statement `query`, which reads `table` registered as `name`."""
+    cursor.register(name, table)
+    try:
+        cursor.execute(_sql.query(query))
+    finally:
+        with suppress(duckdb.Error):
+            cursor.unregister(name)
+
+
+def _load_journal(con: duckdb.DuckDBPyConnection, path: Path, rows: list[EventRow]) -> int:
+    """Step 4: load the journal rows DuckDB lacks, then empty the journal; how many."""
+    if not rows:
+        return 0
+    missing = unloaded_rows(con, rows)
+    if missing:
+        _insert(con, missing)
+        fsync_dir(path.parent)  # a WAL the insert created, before the journal goes
+    _log.info("loaded %d of %d journal rows into %s", len(missing), len(rows), path)
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+    return len(missing)

@@ -4,15 +4,30 @@ DuckDB allows many read-only processes on a file only while no process has
 it open read-write; when the service runs, use `owner.find_owner` and its
 Query RPC instead. A `LogReader` answers exactly the reads of `EventLog`
 (the same class provides both), under the same read-only query rules.
+
+A reader never writes: not the database, not its WAL, not a journal that a
+service left behind when it stopped without closing. Auditors read evidence
+copies, whose bytes must stay as they are. The journal's rows that the file
+lacks are still seen, through temporary views that shadow the two tables
+(see queries.sql, `overlay_journal`), so every view includes them. Loading
+them into the file for good is `sniff recover`'s job.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from ._base import ReadAccess, check_version, claim, connect, realpath_key, release, stored_version
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+from . import _sql
+from ._base import ReadAccess, claim, connect, realpath_key, release, unloaded_rows
 from .errors import StorageError
-from .journal import journal_path
+from .events import rows_to_arrow, settings_rows, settings_to_arrow
+from .journal import journal_path, read_journal
+from .migrate import check_readable, stored_version
 
 __all__ = ["LogReader", "open_readonly"]
 
@@ -20,10 +35,11 @@ __all__ = ["LogReader", "open_readonly"]
 class LogReader(ReadAccess):
     """A read-only open of an event log file, for offline tools.
 
-    Refuses a file of another schema version (SchemaVersionError) and one
-    that a process holds read-write (LogLocked, with its pid when DuckDB
-    says). A log last closed uncleanly is still readable: DuckDB replays the
-    WAL in memory.
+    Refuses a file of another schema version (SchemaVersionError: an older
+    one names `sniff recover`, which upgrades it) and one that a process
+    holds read-write (LogLocked, with its pid when DuckDB says). A log last
+    closed uncleanly is still readable: DuckDB replays the WAL in memory,
+    and the journal's rows are read from the journal.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -37,13 +53,33 @@ class LogReader(ReadAccess):
             release(self._key, write=False)
             raise
         try:
-            check_version(stored_version(con), absolute)
+            check_readable(stored_version(con), absolute)
+            pending = unloaded_rows(con, read_journal(journal_path(absolute)))
+            self._overlay: tuple[str, pa.Table, pa.Table] | None = None
+            if pending:
+                catalog = str(con.execute(_sql.query("current_database")).fetchall()[0][0])
+                events = rows_to_arrow(pending)
+                settings = settings_to_arrow(settings_rows(pending))
+                self._overlay = (_sql.with_catalog("overlay_journal", catalog), events, settings)
         except BaseException:
             con.close()
             release(self._key, write=False)
             raise
         super().__init__(absolute, con)
+        self.journal_rows = len(pending)
+        """Rows read from a leftover journal that the file itself lacks."""
         self._released = False
+
+    @contextmanager
+    def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor that sees the journal's rows too (temporary views are per cursor)."""
+        with super()._cursor() as cursor:
+            if self._overlay is not None:
+                sql, events, settings = self._overlay
+                cursor.register("_journal_events", events)
+                cursor.register("_journal_settings", settings)
+                cursor.execute(sql)
+            yield cursor
 
     def close(self) -> None:
         """Close the connection and let a writer open the file again."""
@@ -56,14 +92,7 @@ class LogReader(ReadAccess):
 def open_readonly(path: str | os.PathLike[str]) -> LogReader:
     """Open `path` read-only; use it as a context manager to release the file.
 
-    A service that stopped without closing its log may have left
-    acknowledged events in the journal only; they are loaded first (a brief
-    read-write open, which fails with LogLocked if a process holds the file),
-    so a reader always sees every acknowledged event.
+    Changes no byte of the file, its WAL or its journal, and still sees
+    every acknowledged event (a leftover journal's included).
     """
-    journal = journal_path(path)
-    if journal.exists() and journal.stat().st_size > 0:
-        from .log import EventLog
-
-        EventLog(path).close()
     return LogReader(path)

@@ -1,0 +1,72 @@
+"""`sniff recover`: the one offline command that writes to an event log file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from analysis.cli.options import db_option
+
+
+class _NotALog(click.ClickException):
+    """A --db that names no event log: one line, exit 2 (misuse), no usage text."""
+
+    exit_code = 2
+
+
+@click.command()
+@db_option
+def recover(db_path: str) -> None:
+    """Load a leftover journal into the event log file and upgrade its schema.
+
+    A service that stopped without closing its log (a crash, a kill, a power
+    cut) leaves acknowledged events in DB.journal that the database file
+    lacks. `sniff query` reads them without changing any file; this command
+    writes them into the database for good, empties the journal, and
+    migrates a file of an older schema version to the current one. The
+    service does the same by itself when it opens the file.
+
+    It changes the file: to keep evidence as it is, run it on a copy.
+
+    Example: sniff recover --db sniff.duckdb
+    """
+    from service.storage import (
+        SCHEMA_VERSION,
+        EventLog,
+        LogLocked,
+        SchemaVersionError,
+        StorageError,
+        find_owner,
+    )
+
+    path = Path(db_path)
+    if not path.is_file():
+        raise _NotALog(f"no event log at {path}")
+    owner = find_owner(path)
+    if owner is not None:
+        raise click.ClickException(
+            f"{path} is held by the service (pid {owner.pid}, {owner.address}),"
+            " which loads its own journal: nothing to recover"
+        )
+    try:
+        log = EventLog(path)
+    except LogLocked as e:
+        raise click.ClickException(f"{e}: stop that process first") from None
+    except (SchemaVersionError, StorageError) as e:
+        raise _NotALog(str(e)) from None
+    try:
+        opening = log.opening
+    finally:
+        log.close()
+    if opening.journal_rows:
+        click.echo(
+            f"{path}: loaded {opening.loaded_rows} journal rows"
+            f" ({opening.journal_rows - opening.loaded_rows} were already in the file)"
+        )
+    else:
+        click.echo(f"{path}: no journal rows to load")
+    if opening.version_found is not None and opening.version_found < SCHEMA_VERSION:
+        click.echo(
+            f"{path}: schema upgraded from version {opening.version_found} to {SCHEMA_VERSION}"
+        )
