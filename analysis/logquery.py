@@ -15,7 +15,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from analysis.remote import query_remote
 from service.storage import LogLocked, find_owner, open_readonly
 
 
@@ -28,6 +27,10 @@ def query_log(db_path: str | Path, sql: str, params: Sequence[Any] = ()) -> tupl
     for _ in range(2):
         owner = find_owner(db_path)
         if owner is not None:
+            # Imported here: gRPC costs a tenth of a second to load, which a
+            # command reading a file no service holds should not pay.
+            from analysis.remote import query_remote
+
             table = query_remote(owner.address, sql, params, token=owner.query_token or "")
             return table, owner.address
         if not Path(db_path).exists():
