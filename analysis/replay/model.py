@@ -393,9 +393,7 @@ def _action_step(
         points=points,
         ends_sum=layout.ends,
         open_sides=tuple(Mark(str(o.tile), str(o.side), o.value) for o in layout.open_sides()),
-        counted_ends=tuple(
-            Mark(str(c.tile), str(c.side), c.value) for c in layout.counted_ends()
-        ),
+        counted_ends=tuple(Mark(str(c.tile), str(c.side), c.value) for c in layout.counted_ends()),
         scores=(),
         placements=tuple(placements),
         turn=None,
@@ -404,4 +402,3 @@ def _action_step(
         sniff=None if layout.sniff < 0 else str(Tile(layout.sniff)),
         round_start=round_start,
     )
-

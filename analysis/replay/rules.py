@@ -1,6 +1,6 @@
 """What a replay needs from the rules engine, in one place.
 
-The engine implements American Sniff (RULES.md §1–9); the variants of §10
+The engine implements American Sniff (RULES.md §1-9); the variants of §10
 (a match's `variant`, a Sniff placed `cross` or `inline`, stubs) are coming
 to it. Until its `Layout` knows them, a replay reads the orientation suffix
 of a move here and refuses to compute the figures of another variant,

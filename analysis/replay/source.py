@@ -42,7 +42,8 @@ def read_match_events(
 
 def load_replay(db_path: str | Path, match_id: str, *, reveal: bool = False) -> Replay:
     """The replay of one match of the log."""
-    return build_replay(match_id, read_match_events(db_path, match_id, reveal=reveal), reveal=reveal)
+    rows = read_match_events(db_path, match_id, reveal=reveal)
+    return build_replay(match_id, rows, reveal=reveal)
 
 
 # -- listing matches --------------------------------------------------------------------------
@@ -147,4 +148,3 @@ def parse_time(text: str, *, end_of_day: bool = False) -> datetime:
             f"{text!r} is not a date (2025-05-01) or an ISO timestamp (2025-05-01T14:30:00)"
         ) from None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
