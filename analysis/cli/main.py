@@ -6,6 +6,7 @@ import click
 
 from analysis.cli.audit_cmd import audit
 from analysis.cli.record_cmd import play, record
+from analysis.cli.replay_cmd import matches, replay
 from analysis.cli.service_cmd import demo, query, serve
 
 
@@ -21,3 +22,5 @@ cli.add_command(play)
 cli.add_command(serve)
 cli.add_command(demo)
 cli.add_command(query)
+cli.add_command(matches)
+cli.add_command(replay)

@@ -41,7 +41,8 @@ STYLE: Final = """
 .open circle{fill:#2e9b4f;stroke:#fff;stroke-width:.04}
 .open text{fill:#fff;font:bold .36px sans-serif;text-anchor:middle;dominant-baseline:central}
 .counted rect{fill:none;stroke:#e07b00;stroke-width:.09;stroke-dasharray:.18 .09}
-.counted text{fill:#e07b00;font:bold .3px sans-serif;text-anchor:middle;dominant-baseline:central}
+.counted circle{fill:#e07b00}
+.counted text{fill:#fff;font:bold .24px sans-serif;text-anchor:middle;dominant-baseline:central}
 .head{font:.42px sans-serif;fill:#222}
 .head .big{font-weight:bold}
 """
@@ -116,10 +117,11 @@ def counted_marker(geometry: Geometry, mark: Mark) -> str:
     r = shape.rect if half is None else shape.halves[half].rect
     inset = 0.07
     x, y, w, h = r.x + inset, r.y + inset, r.w - 2 * inset, r.h - 2 * inset
-    label_x, label_y = x + w - 0.02, y + 0.02
+    label_x, label_y = x + w - 0.06, y + 0.06
     return (
         f'<g class="counted" data-counted="{mark.tile}:{mark.side}" data-value="{mark.value}">'
         f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}" rx=".1"/>'
+        f'<circle cx="{_n(label_x)}" cy="{_n(label_y)}" r=".17"/>'
         f'<text x="{_n(label_x)}" y="{_n(label_y)}">{mark.value}</text></g>'
     )
 
@@ -127,8 +129,8 @@ def counted_marker(geometry: Geometry, mark: Mark) -> str:
 def frame(geometry: Geometry) -> Rect:
     """The drawing's extent with room for markers; never smaller than a few tiles."""
     b = geometry.bounds()
-    x0, y0 = min(b.x, -3.0) - MARGIN, min(b.y, -2.0) - MARGIN
-    x1, y1 = max(b.x + b.w, 3.0) + MARGIN, max(b.y + b.h, 2.0) + MARGIN
+    x0, y0 = min(b.x, -5.0) - MARGIN, min(b.y, -3.5) - MARGIN
+    x1, y1 = max(b.x + b.w, 5.0) + MARGIN, max(b.y + b.h, 3.5) + MARGIN
     return Rect(x0, y0, x1 - x0, y1 - y0)
 
 
