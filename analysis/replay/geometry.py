@@ -322,9 +322,9 @@ def _place(
     moves = [(straight(), d), (turned(left(d)), left(d)), (turned(right(d)), right(d))]
     free = [(i, c, to) for i, (c, to) in enumerate(moves) if _free(c.rect, shapes)]
     if free:
-        # A double turns no corner while it can help it (a crosswise tile round a
-        # corner would lie along its old line, its branches pointing back along
-        # it). Then room ahead (a chain must not wall itself in), the Sniff's
+        # A double turns no corner while it can help it: a crosswise tile round a
+        # corner would lie along its old line, and a Sniff's branches would point
+        # back along it. Then room ahead (a chain must not wall itself in), the Sniff's
         # branches' way, never back towards the lead, the room, and straight
         # before left before right.
         def key(item: tuple[int, TileShape, Vec]) -> tuple[bool, int, bool, bool, bool, int]:
@@ -332,7 +332,7 @@ def _place(
             in_way = any(c.rect.overlaps(r) for r in corridors)
             r = c.rect
             inward = (r.x + r.w / 2) * to[0] + (r.y + r.h / 2) * to[1] < -_EPS
-            bent_double = across > 1 and i > 0
+            bent_double = (across > 1 or p.sniff) and i > 0
             return (bent_double, -_room_ahead(c, shapes), in_way, inward, _reach(r, to) > room, i)
 
         return min(free, key=key)[1]
