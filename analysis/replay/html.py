@@ -22,8 +22,9 @@ body{margin:0;font:14px/1.4 system-ui,sans-serif;color:#222;background:#e9ede6}
 header{padding:8px 14px;background:#2f4f3a;color:#fff}
 header h1{font-size:16px;margin:0}
 main{display:flex;gap:12px;padding:12px;align-items:flex-start}
-#table{flex:1 1 auto;min-width:0;background:#f4f7f2;border:1px solid #b9c4b3;border-radius:6px}
-#board{display:block;width:100%;height:68vh}
+#left{flex:1 1 auto;min-width:0}
+#table{background:#f4f7f2;border:1px solid #b9c4b3;border-radius:6px}
+#board{display:block;width:100%;height:72vh}
 #side{flex:0 0 300px}
 .panel{background:#fff;border:1px solid #c8d0c4;border-radius:6px;padding:8px 10px;
  margin-bottom:10px}
@@ -32,10 +33,10 @@ main{display:flex;gap:12px;padding:12px;align-items:flex-start}
 #scores{border-collapse:collapse;width:100%}
 #scores td{padding:2px 4px;border-top:1px solid #eee}
 #scores tr.turn td{background:#fff6d8}
-#controls{display:flex;gap:6px;align-items:center;padding:0 12px 12px}
+#controls{display:flex;gap:6px;align-items:center;padding:0 0 8px}
 #controls input{flex:1}
 button{font-size:16px;min-width:36px}
-#moves{max-height:40vh;overflow:auto;font-family:ui-monospace,monospace;font-size:12px}
+#moves{position:relative;max-height:40vh;overflow:auto;font-family:ui-monospace,monospace;font-size:12px}
 #moves .rnd{margin-top:4px;font-weight:bold;font-family:system-ui,sans-serif}
 #moves span{cursor:pointer;padding:0 3px;border-radius:3px;display:inline-block}
 #moves span.cur{background:#2f4f3a;color:#fff}
@@ -91,7 +92,11 @@ function show(i) {
   if (cur >= 0 && moveSpans[cur]) moveSpans[cur].classList.remove('cur');
   if (moveSpans[i]) {
     moveSpans[i].classList.add('cur');
-    moveSpans[i].scrollIntoView({block: 'nearest'});
+    // Scroll the move list only, never the page (scrollIntoView would move both).
+    const list = moveSpans[i].parentNode, top = moveSpans[i].offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - 20) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
   }
   cur = i;
   document.body.dataset.step = i;
@@ -114,7 +119,8 @@ document.addEventListener('keydown', function(e) {
   else return;
   e.preventDefault();
 });
-show(0);
+const start = /^#(\d+)$/.exec(location.hash);  // a link to a step: page.html#57
+show(start ? +start[1] : 0);
 })();
 """
 
@@ -216,8 +222,16 @@ def match_page(replay: Replay) -> str:
 </div></header>
 {note}
 <main>
+<div id="left">
+<div id="controls">
+<button id="first" title="first (Home)">|&#x25C0;</button>
+<button id="prev" title="back (left arrow)">&#x25C0;</button>
+<input id="slider" type="range" min="0" value="0" aria-label="step">
+<button id="next" title="forward (right arrow)">&#x25B6;</button>
+<button id="lastbtn" title="last (End)">&#x25B6;|</button>
+</div>
 <div id="table"><svg id="board" xmlns="http://www.w3.org/2000/svg" viewBox="-5 -4 10 8"
- preserveAspectRatio="xMidYMid meet">{defs()}<g id="board-layer"></g></svg></div>
+ preserveAspectRatio="xMidYMid meet">{defs()}<g id="board-layer"></g></svg></div></div>
 <div id="side">
 <div class="panel"><h2>Step</h2>
 <div>step <b id="step"></b> · round <b id="round"></b> · action <b id="action"></b></div>
@@ -229,13 +243,6 @@ def match_page(replay: Replay) -> str:
 <div class="panel"><h2>Scores</h2><table id="scores"><tbody></tbody></table></div>
 <div class="panel"><h2>Moves</h2><div id="moves">{_move_list(replay)}</div></div>
 </div></main>
-<div id="controls">
-<button id="first" title="first (Home)">|&#x25C0;</button>
-<button id="prev" title="back (left arrow)">&#x25C0;</button>
-<input id="slider" type="range" min="0" value="0" aria-label="step">
-<button id="next" title="forward (right arrow)">&#x25B6;</button>
-<button id="lastbtn" title="last (End)">&#x25B6;|</button>
-</div>
 <script type="application/json" id="replay-data">{data}</script>
 <script>{_SCRIPT}</script>
 </body></html>
