@@ -53,7 +53,8 @@ def engine_steps(events: Sequence[LogEvent]) -> list[dict[str, Any]]:
             hands = [[Tile.parse(t) for t in h] for h in d["hands"]]
             match.deal(Deal.of(hands, [Tile.parse(t) for t in d["boneyard"]], d["leader"]))
         elif e.kind == "action":
-            assert match is not None and e.move is not None
+            assert match is not None
+            assert e.move is not None
             result = match.apply(Move.parse(e.move))
             layout = match.layout
             tiles = [str(m.tile) for m in layout.placements]

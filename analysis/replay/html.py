@@ -44,7 +44,7 @@ button{font-size:16px;min-width:36px}
 #note{color:#8a4b00}
 """
 
-_SCRIPT = """
+_SCRIPT = r"""
 (function(){
 const D = JSON.parse(document.getElementById('replay-data').textContent);
 const last = D.steps.length - 1;
