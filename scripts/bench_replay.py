@@ -15,7 +15,7 @@ a copy with an index on events (match_id), which is what lets DuckDB find
 one match without scanning the log (see the report at the end).
 
     .venv/bin/python scripts/bench_replay.py             # 100,000 matches
-    .venv/bin/python scripts/bench_replay.py --quick     # 2,000 matches, a smoke test
+    .venv/bin/python scripts/bench_replay.py --quick     # 1,000 matches, a smoke test
 """
 
 from __future__ import annotations
@@ -140,10 +140,10 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--pool", type=int, default=1_000, help="distinct matches played")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="2,000 matches, 3 runs")
+    parser.add_argument("--quick", action="store_true", help="1,000 matches, one run")
     args = parser.parse_args()
     if args.quick:
-        args.matches, args.pool, args.runs = 2_000, 200, 3
+        args.matches, args.pool, args.runs = 1_000, 100, 1
     plain, indexed = cached_logs(args.matches, args.pool)
     rng = random.Random(7)
     con = duckdb.connect(str(plain), read_only=True)

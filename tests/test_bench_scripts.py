@@ -62,3 +62,15 @@ def test_bench_service_quick_prints_its_figures() -> None:
     assert re.search(r"OK\s+log on disk: action events in DuckDB == acknowledged applies", out)
     assert "OK   log on disk: server exits 0 after SIGTERM" in out, out
     assert "FAIL" not in out, out
+
+
+def test_bench_replay_quick_prints_its_figures() -> None:
+    out = run_script("bench_replay.py", "--quick", timeout=600)
+    for log in ("as stored today", "with match_id index"):
+        for what in ("sniff matches (newest 50)", "sniff replay MATCH --format json"):
+            assert re.search(
+                rf"^{re.escape(log)}\s+{re.escape(what)}\s+\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+$",
+                out,
+                re.MULTILINE,
+            ), out
+    assert "with the index, the slowest command's own work:" in out, out

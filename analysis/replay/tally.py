@@ -5,11 +5,11 @@ with a small x in each of its four spaces, is 50: ten strokes, two for the
 large X and two for each small x. Figures fill in that order: the large X
 (its first stroke alone shows as a backslash), then the small x's top
 left, top right, bottom left, bottom right (again a backslash while half
-drawn). Each figure takes three lines:
+drawn). Each figure takes three lines, after a column for the sign:
 
-    x x      \\ .      x x
-     X   =    X  = 50   X  = 20, 30 ...
-    x x      . .      . .
+     x x         x \\         . .
+      X   is 50    X   is 25    \\   is 5
+     x x         . .         . .
 
 A score that is not a multiple of 5 (not possible under §5 and §7, but a
 tally must not hide it) shows the rest as `+N`; a negative score is drawn
