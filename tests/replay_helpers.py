@@ -14,43 +14,16 @@ from pathlib import Path
 from analysis.match_events import EventRecorder, bot_match_events
 from service.engine import Deal, GreedyBot, Phase, Tile
 from service.storage import EventLog, LogEvent
+from tests.test_rules_worked_examples import POSITION_A, POSITION_A_OPEN_SIDES
 
-POSITION_A_MOVES = (
-    "1-4",
-    "1-1@1-4:low",
-    "4-4@1-4:high",
-    "3-4@4-4:line_b",
-    "1-2@1-1:line_b",
-    "1-5@1-1:branch_a",
-    "5-5@1-5:high",
-    "0-5@5-5:line_b",
-    "1-3@1-1:branch_b",
-)
+# The rule book's table, kept once in the worked-example tests.
+POSITION_A_MOVES = tuple(row[0] for row in POSITION_A)
 """The nine placements of Position A, as seats 0 and 1 make them in turn."""
-
-POSITION_A_COUNTED = (
-    [("1-4", 4), ("1-4", 1)],
-    [("1-1", 2), ("1-4", 4)],
-    [("1-1", 2), ("4-4", 8)],
-    [("1-1", 2), ("3-4", 3)],
-    [("1-1", 1), ("1-1", 1), ("1-2", 2), ("3-4", 3)],
-    [("1-1", 1), ("1-2", 2), ("1-5", 5), ("3-4", 3)],
-    [("1-1", 1), ("1-2", 2), ("5-5", 10), ("3-4", 3)],
-    [("0-5", 0), ("1-1", 1), ("1-2", 2), ("3-4", 3)],
-    [("0-5", 0), ("1-2", 2), ("1-3", 3), ("3-4", 3)],
-)
+POSITION_A_COUNTED = tuple(row[1] for row in POSITION_A)
 """RULES.md §5's counted contributions (tile, value) after each step."""
-
-POSITION_A_SUMS = (5, 6, 10, 5, 7, 11, 16, 6, 8)
-POSITION_A_POINTS = (5, 0, 10, 5, 0, 0, 0, 0, 0)
-POSITION_A_OPEN = {
-    3: [("1-1", "line_b", 1), ("4-4", "line_b", 4)],
-    4: [("1-1", "line_b", 1), ("3-4", "low", 3)],
-    5: [("1-1", "branch_a", 1), ("1-1", "branch_b", 1), ("1-2", "high", 2), ("3-4", "low", 3)],
-    6: [("1-1", "branch_b", 1), ("1-2", "high", 2), ("1-5", "high", 5), ("3-4", "low", 3)],
-    8: [("0-5", "low", 0), ("1-1", "branch_b", 1), ("1-2", "high", 2), ("3-4", "low", 3)],
-    9: [("0-5", "low", 0), ("1-2", "high", 2), ("1-3", "high", 3), ("3-4", "low", 3)],
-}
+POSITION_A_SUMS = tuple(row[2] for row in POSITION_A)
+POSITION_A_POINTS = tuple(row[3] for row in POSITION_A)
+POSITION_A_OPEN = POSITION_A_OPEN_SIDES
 """RULES.md §5's open sides (tile, side, value) after the listed steps (counted from 1)."""
 
 

@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from click.testing import CliRunner
 from analysis.cli.main import cli
 from analysis.remote import connect, play_remote_match
 from tests.replay_helpers import POSITION_A_MOVES, sample_log
-from tests.service_helpers import free_port, wait_serving
+from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -324,31 +323,11 @@ def test_unwritable_output_is_one_line_exit_2_and_writes_nothing(db: Path, tmp_p
 # -- beside a live service --------------------------------------------------------------------
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    port = free_port()
-    db = tmp_path / "live.duckdb"
-    proc = subprocess.Popen(
-        [*SNIFF, "serve", "--port", str(port), "--db", str(db)],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    address = f"127.0.0.1:{port}"
-    try:
-        wait_serving(address, proc=proc)
-        yield address, db
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
 def test_matches_and_replay_read_through_the_service_that_holds_the_log(
-    served: tuple[str, Path], tmp_path: Path
+    served: Served,  # noqa: F811 - the fixture of test_cli_service
+    tmp_path: Path,
 ) -> None:
-    address, db = served
+    _, address, db = served
     played = play_remote_match(connect(address), 3, ["greedy", "random"], seed=5)
     done = sniff("matches", "--db", str(db), "--format", "jsonl", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
