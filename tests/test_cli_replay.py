@@ -88,6 +88,7 @@ def test_matches_rounds_count_the_logged_deals(db: Path) -> None:
         (["--unfinished"], {"in-play"}),
         (["--seats", "3", "--finished"], {"three-seats"}),
         (["--limit", "2"], {"in-play", "four-seats"}),
+        (["--limit", "0"], {"in-play", "four-seats", "three-seats", "two-seats", "position-a"}),
     ],
 )
 def test_matches_filters(db: Path, args: list[str], expected: set[str]) -> None:
