@@ -346,3 +346,17 @@ def test_matches_and_replay_read_through_the_service_that_holds_the_log(
     done = sniff("replay", "0123456789abcdef", "--db", str(db), cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().startswith("Error: no match '0123456789abcdef'")
+
+
+@pytest.mark.parametrize(
+    "where",
+    [{}, {"seats": 3}, {"limit": 2}, {"since": datetime(2000, 1, 1, tzinfo=UTC)}],
+)
+def test_the_quick_listing_and_the_view_based_one_agree(db: Path, where: dict[str, object]) -> None:
+    from analysis.logquery import query_log
+    from analysis.replay.source import MatchFilter, _match_row, _sql, list_matches
+
+    chosen = MatchFilter(**where)  # type: ignore[arg-type]
+    assert not chosen.on_result
+    table, _ = query_log(db, _sql("list_matches"), chosen.params())
+    assert list_matches(db, chosen) == [_match_row(r) for r in table.to_pylist()]

@@ -2,8 +2,52 @@
 -- Parameters are positional ($1, $2, ...): the service's Query RPC binds a
 -- list of values, and the offline reader binds the same list.
 
+-- name: recent_matches
+-- The newest matches with no condition on their result: what `sniff matches`
+-- asks for most. Parameters: $1 seats (or NULL), $2 since, $3 until (ISO text,
+-- or NULL), $4 limit (or NULL for all). Same columns as list_matches.
+--
+-- It reads the events table rather than the matches view: the view joins
+-- every match's creation to its end before anything can be left out (about
+-- three times the work on 100,000 matches), while the newest N creations
+-- are found first here, and only their deals and ends are looked up, in one
+-- pass. The detail paths are those of the views in schema.sql.
+WITH recent AS (
+    SELECT match_id, logged_at AS created_at, detail
+    FROM events
+    WHERE kind = 'match_created'
+      AND ($1 IS NULL OR CAST(detail ->> '$.seats' AS INTEGER) = $1)
+      AND ($2 IS NULL OR logged_at >= CAST($2 AS TIMESTAMPTZ))
+      AND ($3 IS NULL OR logged_at < CAST($3 AS TIMESTAMPTZ))
+    ORDER BY logged_at DESC, match_id
+    LIMIT $4
+),
+later AS (
+    SELECT
+        match_id,
+        count(*) FILTER (WHERE kind = 'round_dealt')           AS rounds,
+        any_value(detail) FILTER (WHERE kind = 'match_ended')   AS ended
+    FROM events
+    WHERE kind IN ('round_dealt', 'match_ended')
+      AND match_id IN (SELECT match_id FROM recent)
+    GROUP BY match_id
+)
+SELECT
+    recent.match_id,
+    CAST(recent.detail ->> '$.seats' AS INTEGER)       AS seats,
+    recent.detail ->> '$.variant'                      AS variant,
+    recent.detail ->> '$.rules_version'                AS rules_version,
+    recent.created_at,
+    later.ended IS NOT NULL                            AS finished,
+    CAST(later.ended ->> '$.winner' AS INTEGER)        AS winner,
+    CAST(later.ended -> '$.scores' AS INTEGER[])       AS scores,
+    coalesce(later.rounds, 0)                          AS rounds
+FROM recent
+LEFT JOIN later USING (match_id)
+ORDER BY recent.created_at DESC, recent.match_id;
+
 -- name: list_matches
--- One row per match, newest first. Parameters:
+-- One row per match, newest first, for listings that filter on the result. Parameters:
 --   $1 seats (or NULL), $2 since, $3 until (ISO text, or NULL; since <= created < until),
 --   $4 finished (true/false, or NULL), $5 winner seat (or NULL; with partners
 --   either partner's seat matches), $6 limit (or NULL for all).

@@ -61,15 +61,21 @@ class MatchFilter:
     winner: int | None = None
     limit: int | None = None
 
+    @property
+    def on_result(self) -> bool:
+        """True when the listing depends on how matches ended (finished, winner)."""
+        return self.finished is not None or self.winner is not None
+
     def params(self) -> list[Any]:
-        return [
-            self.seats,
-            None if self.since is None else self.since.isoformat(),
-            None if self.until is None else self.until.isoformat(),
-            self.finished,
-            self.winner,
-            self.limit,
-        ]
+        """The values of queries.sql's list_matches."""
+        since = None if self.since is None else self.since.isoformat()
+        until = None if self.until is None else self.until.isoformat()
+        return [self.seats, since, until, self.finished, self.winner, self.limit]
+
+    def recent_params(self) -> list[Any]:
+        """The values of queries.sql's recent_matches (no condition on the result)."""
+        seats, since, until, _, _, limit = self.params()
+        return [seats, since, until, limit]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +114,15 @@ class MatchRow:
 
 
 def list_matches(db_path: str | Path, where: MatchFilter) -> list[MatchRow]:
-    """The log's matches that pass `where`, newest first (queries.sql `list_matches`)."""
-    table, _ = query_log(db_path, _sql("list_matches"), where.params())
+    """The log's matches that pass `where`, newest first.
+
+    Without a condition on the result, the cheaper queries.sql
+    `recent_matches` answers; with one, `list_matches` over the matches view.
+    """
+    if where.on_result:
+        table, _ = query_log(db_path, _sql("list_matches"), where.params())
+    else:
+        table, _ = query_log(db_path, _sql("recent_matches"), where.recent_params())
     return [_match_row(r) for r in table.to_pylist()]
 
 
