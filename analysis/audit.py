@@ -68,10 +68,17 @@ class _Stop(Exception):
 
 
 class _Auditor:
-    def __init__(self, record: MatchRecord, result: AuditResult) -> None:
+    def __init__(self, record: MatchRecord, result: AuditResult, allow_unfinished: bool) -> None:
         self.record = record
         self.result = result
-        self.match = Match(record.seats, target=record.target, auto_deal=False)
+        self.allow_unfinished = allow_unfinished
+        self.match = Match(
+            record.seats,
+            target=record.target,
+            variant=record.variant,
+            round_limit=record.round_limit,
+            auto_deal=False,
+        )
 
     def problem(self, round: int | None, action: int | None, kind: str, reason: str) -> None:
         self.result.problems.append(Problem(round, action, kind, reason))
@@ -82,12 +89,28 @@ class _Auditor:
                 self.audit_round(r, rnd)
         except _Stop:
             return
+        if self.match.phase is not Phase.OVER and not self.allow_unfinished:
+            self.problem(None, None, "match_unfinished", self.unfinished_reason())
         self.audit_match_claims()
+
+    def unfinished_reason(self) -> str:
+        """Why a record that replays cleanly is still not a finished match."""
+        match, played = self.match, len(self.record.rounds)
+        if not played:
+            return (
+                f"the record has no rounds: the match was never played, "
+                f"so no side reached the target of {match.target}"
+            )
+        return (
+            f"the match stops after {played} complete round{'s' if played > 1 else ''} "
+            f"with the top score {max(match.seat_scores())}, short of the target of "
+            f"{match.target}: it is unfinished"
+        )
 
     def audit_round(self, r: int, rnd: RecordRound) -> None:
         match = self.match
         if match.phase is Phase.OVER:
-            self.problem(r, None, "after_win", f"the match was already won by seat {match.winner}")
+            self.problem(r, None, "after_win", f"the match was already over: {match.result_text()}")
             raise _Stop
         try:
             match.deal(rnd.deal)
@@ -97,7 +120,9 @@ class _Auditor:
         claimed_points = rnd.claims.points
         for k, move in enumerate(rnd.actions):
             if match.phase is Phase.OVER:
-                self.problem(r, k, "after_win", f"the match was already won by seat {match.winner}")
+                self.problem(
+                    r, k, "after_win", f"the match was already over: {match.result_text()}"
+                )
                 raise _Stop
             if match.phase is Phase.AWAITING_DEAL:
                 end = match.history[-1].end
@@ -121,6 +146,9 @@ class _Auditor:
                 f"claims {len(claimed_points)} point figures for {len(rnd.actions)} actions",
             )
         if match.phase is Phase.PLAYING:
+            if self.allow_unfinished and r == len(self.record.rounds) - 1:
+                self.audit_round_in_play(r, rnd)
+                return
             self.problem(
                 r,
                 None,
@@ -130,6 +158,18 @@ class _Auditor:
             )
             raise _Stop
         self.audit_round_claims(r, rnd, match.history[-1])
+
+    def audit_round_in_play(self, r: int, rnd: RecordRound) -> None:
+        """The claims of a last round still in play: it has no end yet, scores so far."""
+        claims = self.record.rounds[r].claims
+        if claims.end is not None:
+            self.problem(
+                r, None, "end", f"claimed the round ended {claims.end}, but it is still in play"
+            )
+        if claims.deductions is not None:
+            self.problem(r, None, "deduction", "claimed deductions, but the round is still in play")
+        if claims.scores is not None:
+            self.check_per_seat(r, "round_score", claims.scores, self.match.seat_scores(), None)
 
     def check_points(self, r: int, k: int, claimed: int | None, actual: int, move: Move) -> None:
         if not move.is_placement:
@@ -191,13 +231,28 @@ class _Auditor:
 
     def audit_match_claims(self) -> None:
         match, record = self.match, self.record
-        if record.winner is not None:
+        if record.winner_claimed and record.winner is None:
+            if match.phase is not Phase.OVER or match.winner is not None:
+                self.problem(
+                    None,
+                    None,
+                    "winner",
+                    f"claimed a draw, but {match.result_text()}"
+                    if match.phase is Phase.OVER
+                    else "claimed a draw, but the match is not over",
+                )
+        elif record.winner is not None:
             if match.winner is None:
                 self.problem(
                     None,
                     None,
                     "winner",
-                    f"claimed seat {record.winner} won, but no side reached {match.target}",
+                    f"claimed seat {record.winner} won, but "
+                    + (
+                        match.result_text()
+                        if match.phase is Phase.OVER
+                        else f"no side reached {match.target}"
+                    ),
                 )
             elif not (0 <= record.winner < match.seats) or (
                 match.teams[record.winner] != match.teams[match.winner]
@@ -212,28 +267,116 @@ class _Auditor:
             self.check_per_seat(None, "final_score", record.scores, match.seat_scores(), None)
 
 
-def audit_record(obj: object, name: str) -> AuditResult:
-    """Audit one decoded record; `name` identifies it when it has no `id`."""
+def _record_id(obj: object) -> str | None:
+    """The record's own `id`, when it has a usable one."""
     record_id = obj.get("id") if isinstance(obj, Mapping) else None
-    result = AuditResult(str(record_id) if isinstance(record_id, str | int) else name)
+    return str(record_id) if isinstance(record_id, str | int) else None
+
+
+def audit_record(obj: object, name: str, *, allow_unfinished: bool = False) -> AuditResult:
+    """Audit one decoded record; `name` identifies it when it has no `id`.
+
+    A record that replays cleanly but whose match nobody has won yet is
+    reported (`match_unfinished`) unless `allow_unfinished`: then a match
+    still in play, even one stopped mid-round, audits ok.
+    """
+    result = AuditResult(_record_id(obj) or name)
     try:
         record = parse_record(obj)
     except MalformedRecord as e:
-        result.problems.append(Problem(e.round, e.action, "malformed", e.reason))
+        result.problems.append(Problem(e.round, e.action, e.kind, e.reason))
         return result
-    _Auditor(record, result).run()
+    _Auditor(record, result, allow_unfinished).run()
     return result
 
 
-def audit_lines(lines: Iterable[str]) -> Iterator[AuditResult]:
-    """Audit JSON Lines, one match a line; blank lines are skipped, bad lines reported."""
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        name = f"line:{number}"
+_JSON_WHITESPACE = " \t\r\n"
+_BOM = "\ufeff"
+
+
+def _decode(raw: str | bytes) -> tuple[str, None] | tuple[None, str]:
+    """The line as text, or why it cannot be: JSON Lines is UTF-8 with no byte order mark."""
+    if isinstance(raw, bytes):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            yield AuditResult(name, [Problem(None, None, "malformed", f"not JSON: {e.msg}")])
-            continue
-        yield audit_record(obj, name)
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return None, f"not UTF-8: byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the line"
+    else:
+        text = raw
+    if text.startswith(_BOM):
+        return None, "the line starts with a UTF-8 byte order mark, which JSON Lines does not allow"
+    return text, None
+
+
+def _malformed(name: str, reason: str) -> AuditResult:
+    return AuditResult(name, [Problem(None, None, "malformed", reason)])
+
+
+class Audit:
+    """One audit over one or more files, so that ids are checked for repeats across all of them.
+
+    A record whose `id` an earlier record already used is reported
+    (`duplicate_id`, on every later use): ids are how claims, results and
+    statistics refer to a match, so two matches under one id cannot both
+    be trusted.
+    """
+
+    def __init__(self, *, allow_unfinished: bool = False) -> None:
+        self.allow_unfinished = allow_unfinished
+        self._first_use: dict[str, tuple[str | None, int]] = {}
+
+    def lines(
+        self, lines: Iterable[str | bytes], source: str | None = None
+    ) -> Iterator[AuditResult]:
+        """Audit JSON Lines, one match a line; blank lines are skipped, bad lines reported.
+
+        Lines may be bytes (a file opened in binary): a line that is not
+        UTF-8 is then reported on its own instead of ending the audit.
+        `source` names the file in the reason of a repeated id.
+        """
+        for number, raw in enumerate(lines, start=1):
+            name = f"line:{number}"
+            text, fault = _decode(raw)
+            if text is None:
+                assert fault is not None
+                yield _malformed(name, fault)
+                continue
+            if not text.strip(_JSON_WHITESPACE):
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as e:
+                yield _malformed(name, f"not JSON: {e.msg} at column {e.colno}")
+                continue
+            except (ValueError, RecursionError) as e:  # an over-long number, too deep nesting
+                yield _malformed(name, f"not JSON this audit can read: {e}")
+                continue
+            result = audit_record(obj, name, allow_unfinished=self.allow_unfinished)
+            record_id = _record_id(obj)
+            if record_id is not None:
+                self._check_unique(record_id, result, source, number)
+            yield result
+
+    def _check_unique(
+        self, record_id: str, result: AuditResult, source: str | None, number: int
+    ) -> None:
+        first = self._first_use.setdefault(record_id, (source, number))
+        if first == (source, number):
+            return
+        first_source, first_line = first
+        where = f"line {first_line}"
+        if first_source != source and first_source is not None:
+            where += f" of {first_source}"
+        result.problems.insert(
+            0,
+            Problem(
+                None, None, "duplicate_id", f"the id {record_id!r} was already used on {where}"
+            ),
+        )
+
+
+def audit_lines(
+    lines: Iterable[str | bytes], *, allow_unfinished: bool = False
+) -> Iterator[AuditResult]:
+    """Audit one file's JSON Lines (see `Audit.lines`)."""
+    return Audit(allow_unfinished=allow_unfinished).lines(lines)

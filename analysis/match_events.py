@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from service.engine import Deal, Match, Move, Phase, make_bot
+from service.engine import Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
 from service.storage import LogEvent
 
@@ -29,10 +29,24 @@ class EventRecorder:
         seed: int | None = None,
         target: int | None = None,
         deal: Deal | None = None,
+        variant: str = "american",
+        round_limit: int | None = None,
         **settings: Any,
     ) -> None:
         self.match_id = match_id
-        self.match = Match(seats, seed=seed, target=target, auto_deal=False)
+        self.match = Match(
+            seats,
+            seed=seed,
+            target=target,
+            auto_deal=False,
+            variant=variant,
+            round_limit=round_limit,
+        )
+        # The service's American matches without a limit name neither setting.
+        if variant != "american":
+            settings["variant"] = variant
+        if round_limit is not None:
+            settings["round_limit"] = round_limit
         self.events: list[LogEvent] = [
             LogEvent.match_created(
                 match_id,
@@ -99,12 +113,12 @@ class EventRecorder:
             assert event.detail is not None
             hands = [[str(t) for t in match.hand(s)] for s in range(match.seats)]
             self.events.append(replace(event, detail={**event.detail, "hands": hands}))
-        if result.winner is not None:
+        if match.phase is Phase.OVER:  # won, or ended at its round limit (winner None: a draw)
             self.events.append(
                 LogEvent.match_ended(
                     self.match_id,
                     len(self.events),
-                    winner=result.winner,
+                    winner=match.winner,  # type: ignore[arg-type]
                     scores=match.seat_scores(),
                 )
             )
@@ -117,9 +131,11 @@ def bot_match_events(
     bots: Sequence[str] = ("greedy", "random"),
     *,
     max_actions: int | None = None,
+    variant: str = "american",
+    round_limit: int | None = None,
 ) -> list[LogEvent]:
     """The log of one bot-played match; stopped after `max_actions` actions if given."""
-    recorder = EventRecorder(match_id, seats, seed=seed)
+    recorder = EventRecorder(match_id, seats, seed=seed, variant=variant, round_limit=round_limit)
     players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
     match = recorder.match
     actions = 0
@@ -129,6 +145,6 @@ def bot_match_events(
         if match.phase is Phase.AWAITING_DEAL:
             recorder.deal()
             continue
-        recorder.apply(players[match.turn].choose(match))
+        recorder.apply(players[match.turn].choose(view(match, match.turn)))
         actions += 1
     return recorder.events

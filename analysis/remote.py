@@ -7,15 +7,13 @@ another language does.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
-import pyarrow as pa
 
-from service.engine import Layout, Move, points_for
+from service.engine import Layout, Move, make_bot, points_for
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 
@@ -35,24 +33,21 @@ def _layout_of(state: pb.MatchState) -> Layout:
     return layout
 
 
-Chooser = Callable[[pb.MatchState, list[pb.Move], random.Random], pb.Move]
+class RemoteView:
+    """A seat's position as the service served it, for the engine's bots (`PlayerView`)."""
 
+    def __init__(self, state: pb.MatchState, moves: Sequence[pb.Move]) -> None:
+        self._state = state
+        self._moves = [Move.parse(m.notation) for m in moves]
+        self._layout: Layout | None = None
 
-def choose_random(state: pb.MatchState, moves: list[pb.Move], rng: random.Random) -> pb.Move:
-    return rng.choice(moves)
+    def legal_moves(self) -> list[Move]:
+        return list(self._moves)
 
-
-def choose_greedy(state: pb.MatchState, moves: list[pb.Move], rng: random.Random) -> pb.Move:
-    """The move scoring most at once, judged on the layout the seat sees."""
-    if len(moves) == 1 or moves[0].WhichOneof("kind") not in ("lead", "place"):
-        return moves[0]
-    layout = _layout_of(state)
-    scored = [(points_for(layout.ends_after(Move.parse(m.notation))), m) for m in moves]
-    top = max(p for p, _ in scored)
-    return rng.choice([m for p, m in scored if p == top])
-
-
-CHOOSERS: dict[str, Chooser] = {"random": choose_random, "greedy": choose_greedy}
+    def points_after(self, move: Move) -> int:
+        if self._layout is None:
+            self._layout = _layout_of(self._state)
+        return points_for(self._layout.ends_after(move))
 
 
 @dataclass
@@ -75,8 +70,7 @@ def play_remote_match(
     """Create a match and play it to its end, each seat a bot holding only its own token."""
     created = stub.CreateMatch(pb.CreateMatchRequest(seat_count=seats, seed=seed))
     match_id, tokens = created.match_id, list(created.seat_tokens)
-    rngs = [random.Random(seed * 10 + s) for s in range(seats)]
-    choosers = [CHOOSERS[bots[s % len(bots)]] for s in range(seats)]
+    players = [make_bot(bots[s % len(bots)], seed * 10 + s) for s in range(seats)]
     turn: int | None = created.turn
     move_count = 0
     rounds = 1
@@ -94,13 +88,13 @@ def play_remote_match(
                 pb.ListLegalMovesRequest(match_id=match_id, token=tokens[seat], seat=seat)
             ).moves
         )
-        move = choosers[seat](state, moves, rngs[seat])
+        move = players[seat].choose(RemoteView(state, moves))
         reply = stub.ApplyMove(
             pb.ApplyMoveRequest(
                 match_id=match_id,
                 token=tokens[seat],
                 seat=seat,
-                notation=move.notation,
+                notation=move.text,
                 expected_move_count=move_count,
             )
         )
@@ -117,26 +111,3 @@ def play_remote_match(
                 move_count,
             )
         turn = reply.turn if reply.HasField("turn") else None
-
-
-def query_remote(address: str, sql: str, params: Sequence[Any] = (), *, token: str) -> pa.Table:
-    """Run a read-only query through a service's Query RPC; the result as one Arrow table.
-
-    `token` is the service's query token (`<db>.owner.json`).
-    """
-    stub = connect(address)
-    request = pb.QueryRequest(sql=sql, parameters=[_param(v) for v in params], token=token)
-    data = b"".join(chunk.arrow_ipc for chunk in stub.Query(request))
-    return pa.ipc.open_stream(data).read_all()
-
-
-def _param(value: Any) -> pb.QueryParameter:
-    if value is None:
-        return pb.QueryParameter(null_value=0)
-    if isinstance(value, bool):
-        return pb.QueryParameter(bool_value=value)
-    if isinstance(value, int):
-        return pb.QueryParameter(int64_value=value)
-    if isinstance(value, float):
-        return pb.QueryParameter(double_value=value)
-    return pb.QueryParameter(string_value=str(value))

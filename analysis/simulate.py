@@ -8,16 +8,38 @@ from typing import Any
 from service.engine import Match, make_bot, play_match, to_record
 
 
-def bot_match(seats: int, seed: int, bots: Sequence[str], target: int | None = None) -> Match:
+def seat_bots(seats: int, bots: Sequence[str]) -> list[str]:
+    """The bot of each seat: seat i plays `bots[i % len(bots)]`."""
+    return [bots[i % len(bots)] for i in range(seats)]
+
+
+def bot_match(
+    seats: int,
+    seed: int,
+    bots: Sequence[str],
+    target: int | None = None,
+    *,
+    variant: str = "american",
+    round_limit: int | None = None,
+) -> Match:
     """One complete match; seat i plays `bots[i % len(bots)]`, each bot seeded from `seed`."""
-    players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
-    return play_match(Match(seats, seed=seed, target=target), players)
+    players = [make_bot(name, seed * 10 + i) for i, name in enumerate(seat_bots(seats, bots))]
+    match = Match(seats, seed=seed, target=target, variant=variant, round_limit=round_limit)
+    return play_match(match, players)
 
 
 def bot_records(
-    seats: int, count: int, seed: int, bots: Sequence[str], target: int | None = None
+    seats: int,
+    count: int,
+    seed: int,
+    bots: Sequence[str],
+    target: int | None = None,
+    *,
+    variant: str = "american",
+    round_limit: int | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """`count` records with full claims, match i seeded with `seed + i`."""
+    """`count` records with full claims and their players, match i seeded with `seed + i`."""
+    players = seat_bots(seats, bots)
     for i in range(count):
-        match = bot_match(seats, seed + i, bots, target)
-        yield to_record(match, f"s{seats}-seed{seed + i}")
+        match = bot_match(seats, seed + i, bots, target, variant=variant, round_limit=round_limit)
+        yield to_record(match, f"s{seats}-seed{seed + i}", players=players)

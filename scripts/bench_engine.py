@@ -11,6 +11,11 @@ For 2, 3 and 4 seats this prints, as the median (min..max) of several runs:
   repeated in a tight loop timed with `perf_counter_ns`, minus the cost of
   the same empty loop, and the median is taken over the sampled states.
 
+`--variant` picks the Sniff variant (RULES.md §10; `all` runs each in turn).
+Variant matches get a round limit (`--round-limit`, default 40 for the
+variants, none for American) because weak play in the stubby variants may
+never reach the target.
+
 `--profile` runs cProfile over 2-seat matches and prints the top functions
 by own time. Every run plays the same seeded matches, so the spread between
 runs is the machine's noise, not the workload's.
@@ -18,6 +23,7 @@ runs is the machine's noise, not the workload's.
     .venv/bin/python scripts/bench_engine.py            # full run (~1 min)
     .venv/bin/python scripts/bench_engine.py --quick    # smoke run (seconds)
     .venv/bin/python scripts/bench_engine.py --profile  # where the time goes
+    .venv/bin/python scripts/bench_engine.py --quick --json  # figures for a program
 """
 
 from __future__ import annotations
@@ -26,18 +32,34 @@ import argparse
 import cProfile
 import gc
 import io
+import json
 import pstats
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from service.engine import Match, Move, Phase, RandomBot, play_match
+from service.engine import VARIANTS, Match, Move, Phase, RandomBot, play_match, view
 
 SEAT_COUNTS = (2, 3, 4)
+VARIANT_LIMIT = 40
+"""The default round limit of variant matches (American: none, as before variants existed)."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    variant: str = "american"
+    round_limit: int | None = None
+
+    def match(self, seats: int, seed: int) -> Match:
+        return Match(seats, seed=seed, variant=self.variant, round_limit=self.round_limit)
+
+
+RULES = Rules()
+"""The rules every match of this run is played under (set once by `main`)."""
 TARGET_MATCHES_PER_S_2 = 300.0
 TARGET_US_PER_ACTION = 10.0
 
@@ -67,7 +89,7 @@ def play(seats: int, count: int, first_seed: int = 0) -> tuple[float, float, int
     start = time.perf_counter()
     for i in range(count):
         seed = first_seed + i
-        match = play_match(Match(seats, seed=seed), bots_for(seats, seed))
+        match = play_match(RULES.match(seats, seed), bots_for(seats, seed))
         rounds += len(match.history)
         actions += match.move_count
     return time.perf_counter() - start, time.process_time() - cpu, rounds, actions
@@ -80,14 +102,14 @@ def sample_states(
     rng = random.Random(seed)
     samples: list[tuple[Match, Move]] = []
     for i in range(matches):
-        match = Match(seats, seed=seed + i)
+        match = RULES.match(seats, seed + i)
         bots = bots_for(seats, seed + i)
         states: list[tuple[Match, Move]] = []
         while match.phase is not Phase.OVER:
             if match.phase is Phase.AWAITING_DEAL:
                 match.deal()
                 continue
-            move = bots[match.turn].choose(match)
+            move = bots[match.turn].choose(view(match, match.turn))
             states.append((match.copy(keep_history=False), move))
             match.apply(move)
         samples.extend(rng.sample(states, min(per_match, len(states))))
@@ -181,6 +203,41 @@ def summary(values: Sequence[float], digits: int = 2) -> str:
     return f"{med:.{digits}f} ({min(values):.{digits}f}..{max(values):.{digits}f})"
 
 
+def measure(
+    matches: int,
+    runs: int,
+    sample_matches: int,
+    per_match: int,
+    reps: int,
+    apply_reps: int,
+    seat_counts: Sequence[int] = SEAT_COUNTS,
+) -> dict[int, list[RunFigures]]:
+    """Every run's figures, per seat count; each run plays the same seeded matches."""
+    results: dict[int, list[RunFigures]] = {}
+    for seats in seat_counts:
+        samples = sample_states(seats, sample_matches, per_match)
+        play(seats, max(1, matches // 10), first_seed=1_000_000)  # warm up
+        results[seats] = [one_run(seats, matches, samples, reps, apply_reps) for _ in range(runs)]
+    return results
+
+
+def as_json(results: dict[int, list[RunFigures]], matches: int) -> dict[str, object]:
+    """The figures for a program: every run's value of every figure, per seat count."""
+    return {
+        "matches_per_run": matches,
+        "targets": {
+            "matches_per_s_2_seats": TARGET_MATCHES_PER_S_2,
+            "us_per_action": TARGET_US_PER_ACTION,
+        },
+        "seats": {
+            str(seats): {
+                name: [getattr(f, name) for f in figs] for name in RunFigures.__annotations__
+            }
+            for seats, figs in results.items()
+        },
+    }
+
+
 def bench(
     matches: int, runs: int, sample_matches: int, per_match: int, reps: int, apply_reps: int
 ) -> int:
@@ -189,6 +246,8 @@ def bench(
         f"one thread; micro-timings on {sample_matches}x{per_match} sampled states, "
         f"{reps} legal_moves() / {apply_reps} apply() calls each"
     )
+    limit = "none" if RULES.round_limit is None else RULES.round_limit
+    print(f"variant {RULES.variant}, round limit {limit}")
     print(
         f"python {sys.version.split()[0]}; figures are median (min..max) over runs; "
         "'cpu' figures use this process's CPU time, so time spent descheduled on a busy "
@@ -202,9 +261,7 @@ def bench(
     print("-" * len(header))
     results: dict[int, list[RunFigures]] = {}
     for seats in SEAT_COUNTS:
-        samples = sample_states(seats, sample_matches, per_match)
-        play(seats, max(1, matches // 10), first_seed=1_000_000)  # warm up
-        figs = [one_run(seats, matches, samples, reps, apply_reps) for _ in range(runs)]
+        figs = measure(matches, runs, sample_matches, per_match, reps, apply_reps, (seats,))[seats]
         results[seats] = figs
         print(
             f"{seats:>5}  {summary([f.matches_per_s for f in figs], 1):>22}  "
@@ -247,32 +304,54 @@ def bench(
     return 0
 
 
-def profile(matches: int, top: int) -> int:
+@dataclass
+class ProfileRow:
+    function: str
+    where: str
+    share: float
+    tottime_s: float
+    ncalls: int
+    cumtime_s: float
+
+
+def profile_rows(matches: int, top: int) -> tuple[float, int, int, float, list[ProfileRow]]:
+    """cProfile over 2-seat matches: (seconds, rounds, actions, total own time, top rows)."""
     play(2, 10, first_seed=1_000_000)  # warm up imports and caches
     profiler = cProfile.Profile()
     profiler.enable()
     seconds, _, rounds, actions = play(2, matches)
     profiler.disable()
-    print(
-        f"cProfile over {matches} 2-seat random-bot matches: {actions} actions, {rounds} rounds, "
-        f"{seconds:.2f} s under the profiler (it inflates every call; compare shares only)\n"
-    )
     stats = pstats.Stats(profiler, stream=io.StringIO())
     total = stats.total_tt  # type: ignore[attr-defined]
-    rows = sorted(
+    ranked = sorted(
         stats.stats.items(),  # type: ignore[attr-defined]
         key=lambda kv: kv[1][2],
         reverse=True,
     )[:top]
+    rows = [
+        ProfileRow(
+            name, f"{Path(path).name}:{line}" if line else "built-in", tt / total, tt, nc, ct
+        )
+        for (path, line, name), (_cc, nc, tt, ct, _callers) in ranked
+    ]
+    return seconds, rounds, actions, total, rows
+
+
+def profile(matches: int, top: int) -> int:
+    seconds, rounds, actions, total, rows = profile_rows(matches, top)
+    print(
+        f"cProfile over {matches} 2-seat random-bot matches: {actions} actions, {rounds} rounds, "
+        f"{seconds:.2f} s under the profiler (it inflates every call; compare shares only)\n"
+    )
     print(f"top {top} functions by own time (tottime); total own time {total:.3f} s")
     print(
         f"{'share':>6}  {'tottime s':>9}  {'ncalls':>8}  {'us/call':>7}  {'cumtime s':>9}  function"
     )
-    for (path, line, name), (_cc, nc, tt, ct, _callers) in rows:
-        where = f"{Path(path).name}:{line}" if line else "built-in"
+    for r in rows:
+        per_call = r.tottime_s / r.ncalls * 1e6
         print(
-            f"{tt / total:6.1%}  {tt:9.3f}  {nc:>8}  {tt / nc * 1e6:7.2f}  {ct:9.3f}  "
-            f"{name}  [{where}]"
+            f"{r.share:6.1%}  {r.tottime_s:9.3f}  {r.ncalls:>8}  {per_call:7.2f}  "
+            f"{r.cumtime_s:9.3f}  {r.function}  [{r.where}]"
         )
     return 0
 
@@ -289,14 +368,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--profile", action="store_true", help="cProfile 2-seat matches instead")
     p.add_argument("--profile-matches", type=int, default=200)
     p.add_argument("--top", type=int, default=15, help="functions shown by --profile")
-    args = p.parse_args(argv)
-    if args.profile:
-        return profile(20 if args.quick else args.profile_matches, args.top)
-    if args.quick:
-        return bench(matches=20, runs=2, sample_matches=3, per_match=10, reps=20, apply_reps=10)
-    return bench(
-        args.matches, args.runs, args.sample_matches, args.per_match, args.reps, args.apply_reps
+    p.add_argument(
+        "--json", action="store_true", help="print the figures as one JSON object, for programs"
     )
+    p.add_argument("--variant", choices=[*VARIANTS, "all"], default="american")
+    p.add_argument(
+        "--round-limit",
+        type=int,
+        default=None,
+        help=f"round limit of each match (default: none for american, {VARIANT_LIMIT} otherwise)",
+    )
+    args = p.parse_args(argv)
+    if args.variant == "all":
+        status = 0
+        for name in VARIANTS:
+            rest = [a for a in (argv if argv is not None else sys.argv[1:])]
+            i = rest.index("--variant")
+            rest[i + 1] = name
+            status |= main(rest)
+            print()
+        return status
+    global RULES
+    limit = args.round_limit
+    if limit is None and args.variant != "american":
+        limit = VARIANT_LIMIT
+    RULES = Rules(args.variant, limit)
+    if args.profile:
+        matches = 20 if args.quick else args.profile_matches
+        if not args.json:
+            return profile(matches, args.top)
+        seconds, rounds, actions, total, rows = profile_rows(matches, args.top)
+        doc = {
+            "matches": matches,
+            "rounds": rounds,
+            "actions": actions,
+            "seconds": seconds,
+            "total_own_s": total,
+            "top": [asdict(r) for r in rows],
+        }
+        print(json.dumps(doc))
+        return 0
+    if args.quick:
+        sizes = {"matches": 20, "runs": 2, "sample_matches": 3, "per_match": 10, "reps": 20}
+        sizes["apply_reps"] = 10
+    else:
+        sizes = {
+            "matches": args.matches,
+            "runs": args.runs,
+            "sample_matches": args.sample_matches,
+            "per_match": args.per_match,
+            "reps": args.reps,
+            "apply_reps": args.apply_reps,
+        }
+    if args.json:
+        print(json.dumps(as_json(measure(**sizes), sizes["matches"])))
+        return 0
+    return bench(**sizes)
 
 
 if __name__ == "__main__":

@@ -53,9 +53,9 @@ from typing import Any
 
 import grpc
 import pyarrow as pa
-import pyarrow.ipc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from analysis.logquery import table_from_stream
 from service.engine import Match, Move, Phase, RandomBot
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
@@ -391,9 +391,7 @@ def query(server: Server, sql: str) -> pa.Table:
     with grpc.insecure_channel(server.address) as channel:
         stub = sniff_pb2_grpc.SniffServiceStub(channel)
         request = pb.QueryRequest(sql=sql, token=owner.query_token or "")
-        chunks = stub.Query(request, timeout=60)
-        data = b"".join(c.arrow_ipc for c in chunks)
-    return pyarrow.ipc.open_stream(data).read_all()
+        return table_from_stream(stub.Query(request, timeout=60))
 
 
 def count_action_events(server: Server) -> int:

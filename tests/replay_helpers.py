@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from analysis.match_events import EventRecorder, bot_match_events
-from service.engine import Deal, GreedyBot, Phase, Tile
+from service.engine import Deal, GreedyBot, Phase, Tile, view
 from service.storage import EventLog, LogEvent
 from tests.test_rules_worked_examples import POSITION_A, POSITION_A_OPEN_SIDES
 
@@ -52,7 +52,7 @@ def position_a_events(match_id: str = "position-a", *, finish: bool = True) -> l
         if match.phase is Phase.AWAITING_DEAL:
             recorder.deal()
         else:
-            recorder.apply(bots[match.turn].choose(match))
+            recorder.apply(bots[match.turn].choose(view(match, match.turn)))
     return recorder.events
 
 

@@ -28,6 +28,7 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from analysis.logquery import query_parameter, table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.server import Running, create_server
@@ -224,16 +225,11 @@ def assert_refused(
 
 def query(stub: Stub, sql: str, *params: str | int) -> pa.Table:
     """Run a Query RPC and decode the concatenated Arrow IPC chunks."""
-    parameters = [
-        pb.QueryParameter(string_value=p)
-        if isinstance(p, str)
-        else pb.QueryParameter(int64_value=p)
-        for p in params
-    ]
+    parameters = [query_parameter(p) for p in params]
     request = pb.QueryRequest(sql=sql, parameters=parameters, token=query_token_of(stub))
     chunks = list(stub.Query(request, timeout=RPC_TIMEOUT))
     assert chunks, "a query streams at least one chunk (the schema)"
-    return pa.ipc.open_stream(b"".join(c.arrow_ipc for c in chunks)).read_all()
+    return table_from_stream(chunks)
 
 
 def query_token_of(stub: Any) -> str:

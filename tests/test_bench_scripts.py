@@ -1,16 +1,20 @@
-"""Smoke tests of the benchmark scripts: each runs with --quick, exits 0 and prints its figures.
+"""Smoke runs of the benchmark scripts' --quick modes: they run, their output parses, and the
+invariants each script checks hold.
 
-Speed is not asserted: these machines are shared and noisy, and the figures
-are for people to read.
+Speed is never asserted (nor a target compared): these machines are shared and
+noisy, and the figures are for people to read. Each run takes seconds.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 
 
-def run_script(name: str, *args: str, timeout: float) -> str:
+def run_script(name: str, *args: str, timeout: float = 120) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, str(SCRIPTS / name), *args],
@@ -30,47 +34,80 @@ def run_script(name: str, *args: str, timeout: float) -> str:
         check=False,
     )
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
     return proc.stdout
 
 
-def test_bench_engine_quick_prints_its_figures() -> None:
-    out = run_script("bench_engine.py", "--quick", timeout=300)
+def positive(values: list[float]) -> bool:
+    return bool(values) and all(math.isfinite(v) and v > 0 for v in values)
+
+
+def test_bench_engine_quick_measures_every_seat_count_on_the_same_matches_each_run() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_engine.py", "--quick", "--json"))
+    assert set(doc["seats"]) == {"2", "3", "4"}
+    for seats, figures in doc["seats"].items():
+        runs = len(figures["matches_per_s"])
+        assert runs >= 2, seats
+        for name, values in figures.items():
+            assert len(values) == runs, (seats, name)
+            assert positive(values), (seats, name, values)
+        # every run plays the same seeded matches: the workload does not vary, only the timing
+        assert len(set(figures["rounds"])) == 1, figures["rounds"]
+        assert len(set(figures["actions"])) == 1, figures["actions"]
+        assert figures["actions"][0] > figures["rounds"][0] >= 1
+
+
+def test_bench_engine_quick_table_has_a_row_per_seat_count() -> None:
+    out = run_script("bench_engine.py", "--quick")
     for seats in (2, 3, 4):
-        assert re.search(rf"^\s+{seats}\s+\d+\.\d \(", out, re.MULTILINE), out
-    for heading in ("matches/s wall", "us/action all in", "legal_moves() us", "apply() us"):
-        assert heading in out, out
-    assert "target: >= 300 matches/s with 2 seats" in out, out
-    assert "target: ~10 us per action" in out, out
+        assert len(re.findall(rf"^\s+{seats}\s+\d", out, re.MULTILINE)) == 2, out
 
 
-def test_bench_engine_profile_quick_lists_functions() -> None:
-    out = run_script("bench_engine.py", "--profile", "--quick", timeout=300)
-    assert "top 15 functions by own time" in out, out
-    assert "apply" in out, out
-    assert len(re.findall(r"^\s*\d+\.\d%", out, re.MULTILINE)) == 15, out
+def test_bench_engine_profile_quick_ranks_functions_by_own_time() -> None:
+    doc: dict[str, Any] = json.loads(
+        run_script("bench_engine.py", "--profile", "--quick", "--json", "--top", "10")
+    )
+    rows = doc["top"]
+    assert len(rows) == 10
+    assert doc["actions"] > doc["rounds"] >= doc["matches"] == 20
+    times = [r["tottime_s"] for r in rows]
+    assert times == sorted(times, reverse=True)
+    assert 0 < sum(r["share"] for r in rows) <= 1 + 1e-9
+    assert all(r["ncalls"] >= 1 for r in rows)
+    assert all(re.fullmatch(r"[\w.]+\.py:\d+|built-in", r["where"]) for r in rows), rows
+
+
+def test_bench_storage_quick_loses_no_acknowledged_append() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_storage.py", "--quick", "--json"))
+    assert doc["ok"] is True
+    assert set(doc["threads"]) == {"1", "4"}
+    for threads, runs in doc["threads"].items():
+        assert runs, threads
+        for run in runs:
+            assert run["logged"] == run["acknowledged"] > 0
+            assert run["events_per_commit"] >= 1
+            assert positive([run["events_per_s"], run["cpu_us_per_event"]])
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
-def test_bench_service_quick_prints_its_figures() -> None:
-    out = run_script("bench_service.py", "--quick", timeout=600)
-    for rpc in ("Health/Check", "ApplyMove"):
-        assert re.search(rf"^log on disk\s+{re.escape(rpc)}\s+1\s+\d", out, re.MULTILINE), out
-        assert re.search(rf"^log on disk\s+{re.escape(rpc)}\s+8\s+\d", out, re.MULTILINE), out
-    assert re.search(r"p50\(Apply\)/p50\(empty\), 1 client:\s+\d", out), out
-    assert re.search(r"throughput\(Apply\)/throughput\(empty\), 8 clients:\s+\d", out), out
-    assert "where the 1-client Apply p50 goes" in out, out
-    assert re.search(r"OK\s+log on disk: action events in DuckDB == acknowledged applies", out)
-    assert "OK   log on disk: server exits 0 after SIGTERM" in out, out
-    assert "FAIL" not in out, out
+def test_bench_service_quick_passes_its_own_checks() -> None:
+    out = run_script("bench_service.py", "--quick")
+    verdicts = re.findall(r"^\s*(OK|FAIL)\b", out, re.MULTILINE)
+    assert verdicts, out
+    assert "FAIL" not in verdicts, out
+    ratios = re.findall(r"^\s*p50\(Apply\)/p50\(empty\), 1 client:\s+(\S+)", out, re.MULTILINE)
+    assert ratios, out
+    assert positive([float(r) for r in ratios])
 
 
-def test_bench_replay_quick_prints_its_figures() -> None:
+def test_bench_replay_quick_times_every_command_on_both_logs() -> None:
     out = run_script("bench_replay.py", "--quick", timeout=600)
-    for log in ("as stored today", "with match_id index"):
-        for what in ("sniff matches (newest 50)", "sniff replay MATCH --format json"):
-            assert re.search(
-                rf"^{re.escape(log)}\s+{re.escape(what)}\s+\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+$",
-                out,
-                re.MULTILINE,
-            ), out
-    assert "with the index, the slowest command's own work:" in out, out
+    rows = re.findall(
+        r"^(as stored today|with match_id index)\s+(sniff .+?)"
+        r"\s+(\d+\.\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)$",
+        out,
+        re.MULTILINE,
+    )
+    assert len(rows) == 8, out
+    assert {r[0] for r in rows} == {"as stored today", "with match_id index"}
+    assert positive([float(x) for r in rows for x in r[2:]])

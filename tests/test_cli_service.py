@@ -109,7 +109,7 @@ def test_query_refuses_writes_with_a_one_line_error(served: Served, tmp_path: Pa
 
 def test_query_without_a_log_is_a_clear_error(tmp_path: Path) -> None:
     result = sniff("query", "SELECT 1", "--db", str(tmp_path / "none.duckdb"), cwd=tmp_path)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "no event log" in result.stderr
 
 
@@ -143,5 +143,5 @@ def test_serve_refuses_a_log_held_by_another_service(served: Served, tmp_path: P
         check=False,
         env={**os.environ},
     )
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.startswith("Error: ")

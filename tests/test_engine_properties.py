@@ -1,10 +1,10 @@
 """Whole-match properties of the engine, over thousands of bot matches (2, 3, 4 seats).
 
-Every test draws match set-ups (seat count, match seed, one bot kind per seat,
-bot seed, target) with hypothesis. Some tests step through a match action by
+Every test draws match set-ups (seat count, variant, match seed, one bot kind
+per seat, bot seed, target, round limit) with hypothesis. Some tests step through a match action by
 action and check an invariant after every action; the others play whole
 matches and check the result. `RefMatch` below is a deliberately slow and
-literal second implementation of RULES.md §2-§8, written from the rule book
+literal second implementation of RULES.md §2-§8 and §10, written from the rule book
 rather than from the engine, that the engine is compared with move by move.
 
 `SNIFF_PROPERTY_SCALE=10 pytest tests/test_engine_properties.py` runs ten
@@ -36,6 +36,7 @@ from service.engine import (
     LeadExpected,
     Match,
     MatchOver,
+    MissingOrientation,
     Move,
     MoveKind,
     MustPlace,
@@ -44,10 +45,14 @@ from service.engine import (
     NoSuchOpenSide,
     NotCanonical,
     NotYourTurn,
+    Orientation,
     Phase,
+    SeatView,
     Side,
+    StubEnd,
     Tile,
     TileNotInHand,
+    UnexpectedOrientation,
     ValuesDoNotMatch,
     make_bot,
     parse_record,
@@ -78,24 +83,48 @@ class Setup:
     kinds: tuple[str, ...]
     bot_seed: int
     target: int | None
+    variant: str = "american"
+    round_limit: int | None = None
 
     def match(self) -> Match:
-        return Match(self.seats, seed=self.seed, target=self.target)
+        return Match(
+            self.seats,
+            seed=self.seed,
+            target=self.target,
+            variant=self.variant,
+            round_limit=self.round_limit,
+        )
 
     def bots(self, salt: int = 0) -> list[Any]:
         return [make_bot(k, self.bot_seed * 7 + salt * 101 + i) for i, k in enumerate(self.kinds)]
 
 
+VARIANT_NAMES = ("american", "stubby", "berndt", "british")
+
+
 @st.composite
-def setups(draw: st.DrawFn, targets: tuple[int | None, ...] = (None, None, None, 60)) -> Setup:
+def setups(
+    draw: st.DrawFn,
+    targets: tuple[int | None, ...] = (None, None, None, 60),
+    variants: tuple[str, ...] = VARIANT_NAMES,
+    limits: tuple[int | None, ...] = (None, None, 1, 4),
+) -> Setup:
+    """Match set-ups. Without a round limit, weak play in the variants may never reach the
+    target (RULES.md §8), so a variant match without one gets a limit of 12 rounds."""
     seats = draw(st.sampled_from((2, 3, 4)))
     kinds = tuple(draw(st.sampled_from(("random", "greedy"))) for _ in range(seats))
+    variant = draw(st.sampled_from(variants))
+    limit = draw(st.sampled_from(limits))
+    if limit is None and variant != "american":
+        limit = 12
     return Setup(
         seats=seats,
-        seed=draw(st.integers(0, 2**32 - 1)),
+        seed=draw(st.integers(0, 2**64 - 1)),
         kinds=kinds,
         bot_seed=draw(st.integers(0, 2**32 - 1)),
         target=draw(st.sampled_from(targets)),
+        variant=variant,
+        round_limit=limit,
     )
 
 
@@ -110,7 +139,7 @@ def steps(
     result: ActionResult | None = None
     while True:
         while match.phase is Phase.PLAYING:
-            move = bots[match.turn].choose(match)
+            move = bots[match.turn].choose(view(match, match.turn))
             yield match, move, result
             result = match.apply(move)
         yield match, None, result
@@ -140,10 +169,12 @@ def snapshot(m: Match) -> tuple[Any, ...]:
         lay.ends,
         lay.playable,
         lay.sniff,
+        lay.stubs,
+        lay.rule,
         tuple(m.scores),
         m.winner,
         m.next_leader,
-        m.rng.getstate(),
+        m.seed,
         len(m.history),
         tuple((r.deal, tuple(r.actions), tuple(r.points), r.end, r.scores) for r in m.history),
     )
@@ -168,12 +199,36 @@ def rounded_deduction(pips: int) -> int:
     return 5 * ((pips + 2) // 5)
 
 
-class RefLayout:
-    """RULES.md §3-§5 as sets of covered sides; recomputes everything on demand."""
+# RULES.md §10, restated as plain tables for the reference model.
+REF_ORIENTATIONS = {
+    "american": ("cross",),
+    "stubby": ("inline",),
+    "berndt": ("cross", "inline"),
+    "british": ("cross", "inline"),
+}
+# (variant, orientation) -> what the Sniff counts (§10.2): before both its line sides hold
+# tiles ("whole": 2·d once; "ends": d per open line side), and after ("branches": d per
+# open branch side; "none": nothing).
+REF_COUNTS = {
+    ("american", "cross"): ("whole", "branches"),
+    ("berndt", "cross"): ("whole", "none"),
+    ("british", "cross"): ("whole", "none"),
+    ("berndt", "inline"): ("ends", "none"),
+    ("stubby", "inline"): ("ends", "none"),
+    ("british", "inline"): ("ends", "none"),
+}
+REF_STUBS = {("stubby", "inline"), ("british", "inline")}
 
-    def __init__(self) -> None:
+
+class RefLayout:
+    """RULES.md §3-§5 and §10 as sets of covered sides; recomputes everything on demand."""
+
+    def __init__(self, variant: str = "american") -> None:
+        self.variant = variant
         self.covered: dict[Tile, set[Side]] = {}
         self.sniff: Tile | None = None
+        self.orientation: str | None = None
+        self.stubs: set[Tile] = set()
 
     def sides_of(self, t: Tile) -> tuple[Side, ...]:
         if not t.is_double:
@@ -183,6 +238,8 @@ class RefLayout:
     def open_sides(self) -> list[tuple[Tile, Side]]:
         out = []
         for t in sorted(self.covered):
+            if t in self.stubs:
+                continue
             cov = self.covered[t]
             for s in self.sides_of(t):
                 if s in cov:
@@ -209,9 +266,13 @@ class RefLayout:
                 continue
             lines = sum(s in cov for s in LINES)
             if t == self.sniff:
+                before, after = REF_COUNTS[(self.variant, self.orientation or "")]
                 if lines < 2:
-                    out.append(2 * t.low)
-                else:
+                    if before == "whole":
+                        out.append(2 * t.low)
+                    else:
+                        out += [t.low for s in LINES if s not in cov]
+                elif after == "branches":
                     out += [t.low for s in BRANCHES if s not in cov]
             else:
                 assert lines >= 1, "a later double is always joined by a line side"
@@ -224,14 +285,37 @@ class RefLayout:
             return True
         return any(side_value(t, s) in (tile.low, tile.high) for t, s in self.open_sides())
 
-    def place(self, tile: Tile, board: Tile | None, side: Side | None) -> None:
-        if tile.is_double and self.sniff is None:
+    def makes_sniff(self, tile: Tile) -> bool:
+        return tile.is_double and self.sniff is None
+
+    def orientation_refusal(self, move: Move) -> type[IllegalMove] | None:
+        """§10.4: a suffix exactly where the variant lets the Sniff's maker choose."""
+        assert move.tile is not None
+        choice = len(REF_ORIENTATIONS[self.variant]) > 1
+        if move.orientation is None:
+            return MissingOrientation if self.makes_sniff(move.tile) and choice else None
+        if not choice or not self.makes_sniff(move.tile):
+            return UnexpectedOrientation
+        return None
+
+    def place(self, move: Move) -> None:
+        tile, board, side = move.tile, move.board_tile, move.side
+        assert tile is not None
+        if self.makes_sniff(tile):
             self.sniff = tile
+            self.orientation = (
+                str(move.orientation)
+                if move.orientation is not None
+                else REF_ORIENTATIONS[self.variant][0]
+            )
         if board is None or side is None:
             self.covered[tile] = set()
             return
         value = side_value(board, side)
         self.covered[board].add(side)
+        stub_branch = board == self.sniff and side in BRANCHES
+        if stub_branch and (self.variant, self.orientation) in REF_STUBS:
+            self.stubs.add(tile)
         if tile.is_double:
             self.covered[tile] = {Side.LINE_A}
         elif tile.low == value:
@@ -243,9 +327,14 @@ class RefLayout:
 class RefMatch:
     """RULES.md §2, §6-§8 for one match, fed the engine's deals."""
 
-    def __init__(self, seats: int, target: int) -> None:
+    def __init__(
+        self, seats: int, target: int, variant: str = "american", round_limit: int | None = None
+    ) -> None:
         self.seats = seats
         self.target = target
+        self.variant = variant
+        self.round_limit = round_limit
+        self.rounds = 0
         self.scores = [0] * (2 if seats == 4 else seats)
         self.phase = "awaiting"
         self.winner: int | None = None
@@ -262,18 +351,31 @@ class RefMatch:
         self.hands = [set(h) for h in deal.hands]
         self.bone = list(deal.boneyard)
         self.pos = 0
-        self.layout = RefLayout()
+        self.layout = RefLayout(self.variant)
+        self.rounds += 1
         self.turn = deal.leader
         self.drawn: Tile | None = None
         self.phase = "playing"
 
     def placements_of(self, tiles: set[Tile]) -> list[Move]:
         if not self.layout.covered:
-            return [Move.lead(t) for t in sorted(tiles)]
+            plain = [Move.lead(t) for t in sorted(tiles)]
+        else:
+            plain = []
+            targets = sorted(self.layout.targets(), key=lambda p: (int(p[0]), int(p[1])))
+            for board, side in targets:
+                value = side_value(board, side)
+                plain += [
+                    Move.place(t, board, side) for t in sorted(tiles) if value in (t.low, t.high)
+                ]
+        orientations = REF_ORIENTATIONS[self.variant]
         out = []
-        for board, side in sorted(self.layout.targets(), key=lambda p: (int(p[0]), int(p[1]))):
-            value = side_value(board, side)
-            out += [Move.place(t, board, side) for t in sorted(tiles) if value in (t.low, t.high)]
+        for move in plain:
+            assert move.tile is not None
+            if len(orientations) > 1 and self.layout.makes_sniff(move.tile):
+                out += [move.oriented(Orientation(o)) for o in orientations]
+            else:
+                out.append(move)
         return out
 
     def legal(self) -> list[Move]:
@@ -303,7 +405,7 @@ class RefMatch:
                 return MustPlaceDrawn
             empty = not self.layout.covered
             if move.kind is MoveKind.LEAD:
-                return None if empty else LeadExpected
+                return self.layout.orientation_refusal(move) if empty else LeadExpected
             if empty:
                 return LeadExpected
             assert move.board_tile is not None
@@ -311,9 +413,18 @@ class RefMatch:
             place = (move.board_tile, move.side)
             if place in self.layout.targets():
                 value = side_value(*place)
-                return None if value in (move.tile.low, move.tile.high) else ValuesDoNotMatch
+                if value not in (move.tile.low, move.tile.high):
+                    return ValuesDoNotMatch
+                return self.layout.orientation_refusal(move)
             if place in self.layout.open_sides():
                 return NotCanonical
+            board_sides = self.layout.sides_of(move.board_tile)
+            if (
+                move.board_tile in self.layout.stubs
+                and move.side in board_sides
+                and move.side not in self.layout.covered[move.board_tile]
+            ):
+                return StubEnd
             return NoSuchOpenSide
         if self.drawn is not None:
             return MustPlaceDrawn
@@ -331,6 +442,12 @@ class RefMatch:
         kind = "domino" if finisher is not None else "blocked"
         self.last_end = (kind, finisher, pips, deductions, self.seat_scores())
         self.phase = "awaiting"
+        if self.round_limit is not None and self.rounds >= self.round_limit:
+            # §8 Reading: the side ahead wins (its lowest seat); level at the top is a draw.
+            self.phase = "over"
+            best = max(self.scores)
+            top = [team for team, score in enumerate(self.scores) if score == best]
+            self.winner = top[0] if len(top) == 1 else None
         return self.last_end
 
     def apply(self, move: Move) -> tuple[Any, ...]:
@@ -342,7 +459,7 @@ class RefMatch:
             assert move.tile is not None
             self.hands[seat].remove(move.tile)
             self.drawn = None
-            self.layout.place(move.tile, move.board_tile, move.side)
+            self.layout.place(move)
             ends = sum(self.layout.contributions())
             points = ends if ends > 0 and ends % 5 == 0 else 0
             self.scores[self.team(seat)] += points
@@ -362,7 +479,9 @@ class RefMatch:
             end = self._end(None)
         if self.phase == "playing" and move.kind is not MoveKind.DRAW:
             self.turn = (seat + 1) % self.seats
-        return (seat, move, points, ends, drawn, end, winner)
+        if end is not None and self.phase == "over":
+            winner = self.winner
+        return (seat, move, points, ends, drawn, end, winner, self.phase == "over")
 
 
 def result_tuple(r: ActionResult) -> tuple[Any, ...]:
@@ -372,13 +491,24 @@ def result_tuple(r: ActionResult) -> tuple[Any, ...]:
         if end is None
         else (end.kind.value, end.finisher, end.pips, end.deductions, end.scores)
     )
-    return (r.seat, r.move, r.points, r.ends_sum, r.drawn, end_t, r.winner)
+    return (r.seat, r.move, r.points, r.ends_sum, r.drawn, end_t, r.winner, r.match_over)
 
 
 def all_moves() -> list[Move]:
+    """Every move without a suffix, plus every placement of a double with each suffix and a
+    spread of non-doubles with one (§10.4: only the Sniff's maker may name one)."""
     moves = [Move.lead(t) for t in TILES] + [DRAW, PASS]
     moves += [Move.place(t, b, s) for t in TILES for b in TILES for s in Side]
+    oriented = [
+        m for m in moves if m.is_placement and (m.tile in DOUBLES or m.tile == m.board_tile)
+    ]
+    oriented += [m for m in moves if m.is_placement][::41]
+    for o in Orientation:
+        moves += [m.oriented(o) for m in oriented]
     return moves
+
+
+DOUBLES = {t for t in TILES if t.is_double}
 
 
 ALL_MOVES = all_moves()
@@ -409,7 +539,7 @@ def synced(setup: Setup) -> Iterator[tuple[Match, RefMatch]]:
     Yields before every action and once at the end, with both models in the same state.
     """
     m = setup.match()
-    ref = RefMatch(setup.seats, m.target)
+    ref = RefMatch(setup.seats, m.target, setup.variant, setup.round_limit)
     expected: tuple[Any, ...] | None = None
     for match, move, result in steps(m, setup.bots()):
         if result is not None:
@@ -459,6 +589,7 @@ STOPS: dict[str, Callable[[Match], bool]] = {
     "an empty boneyard": lambda m: m.boneyard_left == 0,
     "open Sniff branches": lambda m: any(o.side >= Side.BRANCH_A for o in m.layout.open_sides()),
     "a led double": lambda m: len(m.layout.placements) == 1 and m.layout.sniff >= 0,
+    "a stub on the layout": lambda m: m.layout.stubs != 0,
 }
 
 
@@ -467,7 +598,7 @@ STOPS: dict[str, Callable[[Match], bool]] = {
 def test_check_refuses_exactly_the_moves_the_rules_forbid_with_the_rules_error(
     setup: Setup, cut: int, stop: str
 ) -> None:
-    """At one state of a match, every one of the 4,706 possible moves is tried."""
+    """At one state of a match, every possible move (with and without a suffix) is tried."""
     for m, ref in synced(setup):  # noqa: B007 (the state where the loop stops is checked)
         if m.phase is Phase.OVER:
             break
@@ -625,9 +756,12 @@ def test_illegal_moves_are_refused_and_leave_the_state_exactly_unchanged(setup: 
 
 
 def tiles_in(obj: object) -> Iterator[Tile]:
-    """Every `Tile` reachable from a view's fields."""
+    """Every `Tile` reachable from a view's fields, computed ones included."""
     if isinstance(obj, Tile):
         yield obj
+    elif isinstance(obj, SeatView):
+        for name in (*SeatView._fields, "hand", "open_sides", "counted_ends"):
+            yield from tiles_in(getattr(obj, name))
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             yield from tiles_in(getattr(obj, f.name))
@@ -692,12 +826,27 @@ def test_match_is_won_at_the_target_on_a_scoring_placement_without_deductions(
 ) -> None:
     m = play_match(setup.match(), setup.bots())
     assert m.phase is Phase.OVER
+    last = m.history[-1]
+    if last.end is not None:
+        # Not won at the target: the round limit ended it (RULES.md §8, Reading).
+        assert setup.round_limit is not None
+        assert len(m.history) == setup.round_limit
+        assert all(s < m.target for s in m.scores)
+        best = max(m.scores)
+        if m.scores.count(best) > 1:
+            assert m.winner is None
+        else:
+            assert m.winner is not None
+            assert m.scores[m.teams[m.winner]] == best
+            assert m.winner == m.teams.index(m.teams[m.winner])  # the side's first seat
+        for log in m.history:
+            assert log.end is not None
+        return
+    assert setup.round_limit is None or len(m.history) <= setup.round_limit
     assert m.winner is not None
     team = m.teams[m.winner]
     assert m.scores[team] >= m.target
     assert all(s < m.target for i, s in enumerate(m.scores) if i != team)
-    last = m.history[-1]
-    assert last.end is None
     assert last.actions[-1].is_placement
     points = last.points[-1]
     assert points is not None
@@ -752,9 +901,15 @@ def test_a_record_survives_json_and_replays_to_the_same_match(setup: Setup) -> N
     for rnd in record["rounds"]:
         for action, points in zip(rnd["actions"], rnd["claims"]["points"], strict=True):
             assert (points is None) == (action in ("draw", "pass"))
-    assert "end" not in record["rounds"][-1]["claims"]
-    assert "deductions" not in record["rounds"][-1]["claims"]
+    if m.history[-1].end is None:
+        assert "end" not in record["rounds"][-1]["claims"]
+        assert "deductions" not in record["rounds"][-1]["claims"]
+    else:  # ended at the round limit: a complete last round (RECORD.md `round_limit`)
+        assert record["round_limit"] == len(record["rounds"])
+        assert "deductions" in record["rounds"][-1]["claims"]
     assert record["claims"] == {"winner": m.winner, "scores": list(m.seat_scores())}
+    assert record["format"] == ("american-sniff/1" if setup.variant == "american" else "sniff/2")
+    assert record.get("variant", "american") == setup.variant
 
 
 @examples(200)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import pyarrow as pa
 import pytest
 
+from analysis.logquery import table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.server import Running, create_server
@@ -66,7 +66,7 @@ def query(stub: sniff_pb2_grpc.SniffServiceStub, sql: str, *values: str) -> list
     parameters = [pb.QueryParameter(string_value=v) for v in values]
     request = pb.QueryRequest(sql=sql, parameters=parameters, token=query_token_of(stub))
     chunks = stub.Query(request, timeout=RPC_TIMEOUT)
-    table = pa.ipc.open_stream(b"".join(c.arrow_ipc for c in chunks)).read_all()
+    table = table_from_stream(chunks)
     rows: list[dict[str, Any]] = table.to_pylist()
     return rows
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from service.engine import Phase, RandomBot
+from service.engine import Phase, RandomBot, view
 from service.errors import MatchNotFound
 from service.hub import Hub
 from service.storage import EventLog
@@ -23,7 +23,7 @@ def play(hub: Hub, match_id: str, tokens: tuple[str, ...], observer: str, moves:
             hub.deal(match_id, observer, None)
             continue
         seat = match.turn
-        hub.apply(match_id, tokens[seat], seat, bot.choose(match), match.move_count)
+        hub.apply(match_id, tokens[seat], seat, bot.choose(view(match, seat)), match.move_count)
 
 
 def test_restart_rebuilds_unfinished_matches_and_loads_finished_ones_when_asked(

@@ -2,18 +2,56 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+from typing import Any
+
 import click
 
 from analysis.cli.audit_cmd import audit
+from analysis.cli.errors import InternalError, show_tracebacks
 from analysis.cli.record_cmd import play, record
 from analysis.cli.replay_cmd import matches, replay
 from analysis.cli.service_cmd import demo, query, serve
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _SniffGroup(click.Group):
+    """A group whose commands never end in a traceback.
+
+    Every failure a command expects is already one line (click's errors,
+    `Misuse`); anything else is a bug, reported in one line with exit status
+    70 so a script never mistakes it for an audit's 'problems found' (1).
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except BrokenPipeError:
+            # `sniff audit ... | head`: the reader stopped early. Exit as a Unix tool
+            # killed by SIGPIPE does (128 + 13), never 0: the audit did not finish.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+            ctx.exit(128 + signal.SIGPIPE)
+        except Exception as e:
+            if show_tracebacks():
+                raise
+            raise InternalError(
+                f"internal error: {type(e).__name__}: {e} (SNIFF_TRACEBACK=1 shows where)"
+            ) from None
+
+
+@click.group(cls=_SniffGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="american-sniff")
 def cli() -> None:
-    """American Sniff: rules engine, match records, audits and simulations."""
+    """American Sniff: rules engine, match records, audits and simulations.
+
+    Exit status of every command: 0 done (an audit: every match ok), 1 a
+    problem found or met (an audit's problems, a refused query), 2 misuse (a
+    bad option, a file that is not what the command needs, a port in use),
+    70 an internal error (a bug; SNIFF_TRACEBACK=1 shows where).
+    """
 
 
 cli.add_command(audit)

@@ -1,17 +1,116 @@
-"""Options shared by several commands."""
+"""Options shared by several commands, each with its documented range.
+
+Every number a user types is bounded where it enters, so that a slip
+(`--target 999999999999999999`) is refused at once with a clear message
+instead of running for ever or failing deep inside the service.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
 import click
 
+from analysis.cli.errors import Misuse
 from service.defaults import DEFAULT_DB
+from service.engine import VARIANTS
+from service.engine.dealing import SEED_LIMIT
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TARGET_MIN = 5
+"""The smallest score a placement makes: a lower target would be won before play starts."""
+TARGET_MAX = 10_000
+"""Forty times the usual target: a bot match to it still ends in a second or so."""
+SEED_MAX = SEED_LIMIT - 1
+"""Seeds are unsigned 64-bit numbers, as in the engine's deals and the service's CreateMatch."""
+ROUND_LIMIT_MAX = 1_000
+"""A round limit beyond any real match: 1,000 rounds is hours of play."""
+RECORD_MATCHES_MAX = 1_000_000
+DEMO_MATCHES_MAX = 100
+
+
+def _check_db(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """One clear line (not click's usage text) when --db names a directory."""
+    if Path(value).is_dir():
+        raise Misuse(f"--db {value} is a directory; name the event log file (a DuckDB file)")
+    return value
+
 
 db_option = click.option(
     "--db",
     "db_path",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     default=DEFAULT_DB,
     show_default=True,
     envvar="SNIFF_DB",
+    callback=_check_db,
     help="The DuckDB event log file (env SNIFF_DB).",
+)
+
+seats_option = click.option(
+    "--seats",
+    type=click.IntRange(2, 4),
+    default=2,
+    show_default=True,
+    help="2, 3 or 4 players.",
+)
+
+target_option = click.option(
+    "--target",
+    type=click.IntRange(TARGET_MIN, TARGET_MAX),
+    default=None,
+    help=f"The score that wins, {TARGET_MIN} to {TARGET_MAX:,}. Default: RULES.md §1 "
+    "(250 with 2 seats, 200 with 3 or 4).",
+)
+
+
+def seed_option(default: int, help: str) -> Callable[[F], F]:
+    return click.option(
+        "--seed",
+        type=click.IntRange(0, SEED_MAX),
+        default=default,
+        show_default=True,
+        help=f"{help} 0 to 2^64-1.",
+    )
+
+
+def matches_option(default: int, maximum: int, help: str) -> Callable[[F], F]:
+    return click.option(
+        "--matches",
+        "count",
+        type=click.IntRange(1, maximum),
+        default=default,
+        show_default=True,
+        help=f"{help} 1 to {maximum:,}.",
+    )
+
+
+def check_seed_run(seed: int, count: int) -> None:
+    """Match i is seeded `seed + i`: the last seed must still be a valid one."""
+    if seed + count - 1 > SEED_MAX:
+        raise click.BadParameter(
+            f"--seed {seed} with --matches {count} runs past the largest seed (2^64-1)",
+            param_hint="--seed",
+        )
+
+
+variant_option = click.option(
+    "--variant",
+    type=click.Choice(list(VARIANTS)),
+    default="american",
+    show_default=True,
+    help="The Sniff variant (RULES.md §10): "
+    + "; ".join(f"{v.name}: {v.summary}" for v in VARIANTS.values())
+    + ".",
+)
+
+round_limit_option = click.option(
+    "--round-limit",
+    type=click.IntRange(1, ROUND_LIMIT_MAX),
+    default=None,
+    help="End the match after this many rounds, won by the side ahead or drawn (RULES.md §8). "
+    f"1 to {ROUND_LIMIT_MAX:,}; default: no limit.",
 )

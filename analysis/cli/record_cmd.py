@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
+from typing import TextIO
 
 import click
 
-from analysis.simulate import bot_records
-from service.engine import Match, Phase, make_bot
+from analysis.cli.errors import Misuse
+from analysis.cli.options import (
+    RECORD_MATCHES_MAX,
+    check_seed_run,
+    matches_option,
+    round_limit_option,
+    seats_option,
+    seed_option,
+    target_option,
+    variant_option,
+)
+from analysis.simulate import bot_records, seat_bots
+from service.engine import Match, Phase, make_bot, parse_bots, view
 from service.engine.bots import BOTS
 
 BOTS_NAMES = tuple(BOTS)
@@ -18,55 +32,80 @@ _bots_option = click.option(
     show_default=True,
     help=f"Comma-separated bots, one per seat or one for all ({', '.join(BOTS_NAMES)}).",
 )
-_seats_option = click.option(
-    "--seats", type=click.IntRange(2, 4), default=2, show_default=True, help="2, 3 or 4 players."
-)
 
 
 def _bot_list(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    for name in names:
-        if name not in BOTS_NAMES:
-            raise click.BadParameter(f"no bot named {name!r} (one of {', '.join(BOTS_NAMES)})")
-    if not names:
-        raise click.BadParameter("name at least one bot")
-    return names
+    try:
+        return list(parse_bots(text))
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 @click.command()
-@_seats_option
-@click.option("--matches", "count", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first match.")
-@click.option("--target", type=click.IntRange(min=1), default=None, help="Default: RULES.md §1.")
+@seats_option
+@matches_option(1, RECORD_MATCHES_MAX, "How many matches.")
+@seed_option(0, "Seed of the first match; match i gets seed + i.")
+@target_option
+@variant_option
+@round_limit_option
 @_bots_option
 @click.option(
-    "-o", "--output", type=click.File("w", encoding="utf-8"), default="-", help="Default: stdout."
+    "-o", "--output", type=click.Path(allow_dash=True), default="-", help="Default: stdout."
 )
 def record(
-    seats: int, count: int, seed: int, target: int | None, bots: str, output: click.utils.LazyFile
+    seats: int,
+    count: int,
+    seed: int,
+    target: int | None,
+    variant: str,
+    round_limit: int | None,
+    bots: str,
+    output: str,
 ) -> None:
     """Play matches between bots and write them as RECORD.md JSON Lines with full claims.
 
+    American matches are written in format american-sniff/1, the other variants in
+    sniff/2; every record names its players (the bot of each seat).
+
     Example: sniff record --seats 4 --matches 100 --bots greedy,random -o matches.jsonl
     """
+    check_seed_run(seed, count)
     names = _bot_list(bots)
-    for rec in bot_records(seats, count, seed, names, target):
-        output.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    with _open_output(output) as out:
+        for rec in bot_records(
+            seats, count, seed, names, target, variant=variant, round_limit=round_limit
+        ):
+            out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+def _open_output(path: str) -> contextlib.AbstractContextManager[TextIO]:
+    """Standard output for '-'; a file that cannot be written is misuse (one line, exit 2)."""
+    if path == "-":
+        return contextlib.nullcontext(sys.stdout)
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise Misuse(f"cannot write {path}: {e.strerror or e}") from None
 
 
 @click.command()
-@_seats_option
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--target", type=click.IntRange(min=1), default=None, help="Default: RULES.md §1.")
+@seats_option
+@seed_option(0, "The match's seed (the deal; each bot's choices follow from it).")
+@target_option
+@variant_option
+@round_limit_option
 @_bots_option
-def play(seats: int, seed: int, target: int | None, bots: str) -> None:
+def play(
+    seats: int, seed: int, target: int | None, variant: str, round_limit: int | None, bots: str
+) -> None:
     """Play one match between bots in this process and print it move by move.
 
-    Example: sniff play --seats 3 --bots greedy --seed 7
+    Example: sniff play --seats 3 --bots greedy --seed 7 --variant berndt
     """
     names = _bot_list(bots)
-    players = [make_bot(names[i % len(names)], seed * 10 + i) for i in range(seats)]
-    match = Match(seats, seed=seed, target=target)
+    players = [make_bot(name, seed * 10 + i) for i, name in enumerate(seat_bots(seats, names))]
+    match = Match(seats, seed=seed, target=target, variant=variant, round_limit=round_limit)
+    click.echo(f"{variant} sniff, {seats} seats, target {match.target}")
     while True:
         click.echo(
             f"round {match.round_index}: seat {match.leader} leads "
@@ -74,7 +113,7 @@ def play(seats: int, seed: int, target: int | None, bots: str) -> None:
         )
         while match.phase is Phase.PLAYING:
             seat = match.turn
-            result = match.apply(players[seat].choose(match))
+            result = match.apply(players[seat].choose(view(match, seat)))
             line = f"  seat {seat}: {result.move}"
             if result.drawn is not None:
                 line += f" ({result.drawn})"
@@ -93,4 +132,4 @@ def play(seats: int, seed: int, target: int | None, bots: str) -> None:
         if match.phase is Phase.OVER:
             break
         match.deal()
-    click.echo(f"seat {match.winner} wins; scores {list(match.seat_scores())}")
+    click.echo(f"{match.result_text()}; scores {list(match.seat_scores())}")

@@ -13,15 +13,11 @@ from typing import Any, TypeVar
 
 import click
 
+from analysis.cli.errors import Misuse as CommandError
+from analysis.cli.errors import first_line
 from analysis.cli.options import db_option
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class CommandError(click.ClickException):
-    """Misuse or bad input: one line on stderr, exit 2 (no usage text, no traceback)."""
-
-    exit_code = 2
 
 
 class LogError(click.ClickException):
@@ -35,7 +31,7 @@ def _log_errors() -> Iterator[None]:
     """Turn what reading the log can raise into one clear line."""
     from analysis.logquery import NoLog
     from analysis.replay.model import ReplayError
-    from analysis.replay.rules import UnknownVariant, UnsupportedVariant
+    from analysis.replay.rules import UnknownVariant
     from analysis.replay.source import MatchNotFound
     from service.storage import LogLocked, SchemaVersionError, StorageError
 
@@ -46,8 +42,8 @@ def _log_errors() -> Iterator[None]:
     except LogLocked as e:
         raise LogError(str(e)) from None
     except StorageError as e:
-        raise CommandError(str(e).splitlines()[0]) from None
-    except (ReplayError, UnsupportedVariant) as e:
+        raise CommandError(first_line(str(e))) from None
+    except ReplayError as e:
         raise LogError(str(e)) from None
     except Exception as e:  # a refusal from the service's Query RPC
         details = getattr(e, "details", None)

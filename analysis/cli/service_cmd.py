@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from analysis.cli.options import db_option
+from analysis.cli.errors import Misuse, check_port_free, first_line, startup_failure
+from analysis.cli.formats import render_table, write_csv, write_jsonl
+from analysis.cli.options import (
+    DEMO_MATCHES_MAX,
+    check_seed_run,
+    db_option,
+    matches_option,
+    seed_option,
+)
+from analysis.cli.params import HELP as PARAM_HELP
+from analysis.cli.params import PARAM
 
 
 @click.command()
@@ -26,21 +35,27 @@ def serve(host: str, port: int, sync: bool, db_path: str) -> None:
     """Run the gRPC service, logging every event to the DuckDB file.
 
     SIGTERM (or Ctrl-C) drains in-flight calls, flushes the log and exits 0.
+    A start that cannot happen (the log cannot be created or is not a Sniff
+    event log, another service holds it, the port is in use) is one line on
+    stderr and exit status 2, with nothing written.
 
     Example: sniff serve --port 50051 --db sniff.duckdb
     """
     from service.server import serve as run
-    from service.storage import LogLocked, SchemaVersionError
 
+    check_port_free(host, port)
     try:
         sys.exit(run(f"{host}:{port}", db_path, sync=sync))
-    except (LogLocked, SchemaVersionError, OSError) as e:
-        raise click.ClickException(str(e)) from None
+    except Exception as e:
+        failure = startup_failure(e, f"{host}:{port}", db_path)
+        if failure is None:
+            raise
+        raise failure from None
 
 
 @click.command()
-@click.option("--matches", "count", type=click.IntRange(1, 100), default=3, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@matches_option(3, DEMO_MATCHES_MAX, "How many matches; seat counts cycle 2, 3, 4.")
+@seed_option(1, "Seed of the first match; match i gets seed + i.")
 @click.option(
     "--bots", default="greedy,random", show_default=True, help="random or greedy, per seat."
 )
@@ -53,17 +68,21 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
 
     Example: sniff demo --matches 3 --db sniff.duckdb
     """
-    from analysis.remote import connect, play_remote_match, query_remote
+    from analysis.logquery import query_service
+    from analysis.remote import connect, play_remote_match
     from service.server import create_server
-    from service.storage import LogLocked
 
+    check_seed_run(seed, count)
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names or any(n not in ("random", "greedy") for n in names):
         raise click.BadParameter("bots are 'random' or 'greedy'", param_hint="--bots")
     try:
         running = create_server("127.0.0.1:0", db_path)
-    except LogLocked as e:
-        raise click.ClickException(f"{e} (stop that service, or pass another --db)") from None
+    except Exception as e:
+        failure = startup_failure(e, "127.0.0.1:0", db_path)
+        if failure is None:
+            raise
+        raise failure from None
     try:
         click.echo(f"service on {running.address}, event log {db_path}")
         stub = connect(running.address)
@@ -74,7 +93,7 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
                 f"match {played.match_id}: {seats} seats, {played.rounds} rounds, "
                 f"{played.moves} moves; seat {played.winner} wins, scores {played.scores}"
             )
-        table = query_remote(
+        table = query_service(
             running.address,
             "SELECT count(DISTINCT match_id) AS matches, count(*) AS events, "
             "count(*) FILTER (WHERE kind = 'action') AS actions FROM events",
@@ -89,62 +108,72 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
         running.stop()
 
 
-@click.command()
+VIEWS = {
+    "matches": "one row a match: seats, target, seed, created_at, finished, winner, scores",
+    "deals": "one row a dealt round: hands, boneyard, leader, leader_choice",
+    "actions": "one row an action: seat, move, move_type, tile, drawn, points, ends_sum",
+    "round_ends": "one row an ended round: ending, finisher, pips, deductions, scores",
+    "match_ends": "one row a finished match: winner, scores",
+    "events": "the table beneath them all: every event in order (match_id, seq, kind, ...)",
+}
+
+_QUERY_HELP = f"""Run one read-only SQL query over the event log, even while the service runs.
+
+When a service holds the file the query goes through its Query RPC;
+otherwise the file is opened read-only. Parameters bind to ? or $1, $2.
+
+\b
+What to query (every view has match_id; docs/schema.md describes each column):
+{chr(10).join(f"  {name:<11} {text}" for name, text in VIEWS.items())}
+
+\b
+Parameters are text as written ('007' stays '007'); type one with a prefix:
+  -p int:42  -p float:1.5  -p bool:true  -p null:  -p str:int:7 (the text 'int:7')
+
+Output: --format jsonl keeps numbers as numbers (DECIMAL and HUGEINT with
+every digit) and NULL as null; --format csv writes lists and structs as JSON
+and ends lines with \\n. Exit status: 0 done, 1 the query was refused or
+failed, 2 misuse (a bad parameter, --db not a readable event log).
+
+\b
+Example: sniff query "SELECT seat, sum(points) FROM actions WHERE match_id = ? GROUP BY 1" -p m1
+Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --format jsonl
+"""
+
+
+@click.command(help=_QUERY_HELP)
 @click.argument("sql")
-@click.option("-p", "--param", "params", multiple=True, help="A bound parameter (repeatable).")
+@click.option("-p", "--param", "params", multiple=True, type=PARAM, help=PARAM_HELP)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["table", "jsonl", "csv"]),
     default="table",
     show_default=True,
+    help="An aligned table for people, JSON Lines or CSV for programs.",
 )
 @db_option
-def query(sql: str, params: tuple[str, ...], fmt: str, db_path: str) -> None:
-    """Run one read-only SQL query over the event log, even while the service runs.
-
-    When a service holds the file the query goes through its Query RPC;
-    otherwise the file is opened read-only. Parameters bind to ? or $1, $2.
-
-    Example: sniff query "SELECT kind, count(*) FROM events GROUP BY kind"
-    """
-    import csv
+def query(sql: str, params: tuple[object, ...], fmt: str, db_path: str) -> None:
+    import grpc
 
     from analysis.logquery import NoLog, query_log
     from service.storage import StorageError
 
-    values = [_value(p) for p in params]
     try:
-        table, _ = query_log(db_path, sql, values)
-    except (NoLog, StorageError) as e:
-        raise click.ClickException(str(e)) from None
-    except Exception as e:  # a gRPC refusal from the service
-        details = getattr(e, "details", None)
-        raise click.ClickException(details() if callable(details) else str(e)) from None
-    rows = table.to_pylist()
+        table, _ = query_log(db_path, sql, params)
+    except NoLog as e:
+        raise Misuse(str(e)) from None
+    except StorageError as e:
+        raise click.ClickException(first_line(str(e))) from None
+    except grpc.RpcError as e:  # the service refused or failed the query
+        details = e.details() if callable(getattr(e, "details", None)) else None
+        raise click.ClickException(first_line(details or str(e))) from None
+    columns = table.column_names
+    rows = list(zip(*(column.to_pylist() for column in table.columns), strict=True))
+    out = sys.stdout
     if fmt == "jsonl":
-        for row in rows:
-            click.echo(json.dumps(row, default=str))
+        write_jsonl(out, columns, rows)
     elif fmt == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(table.column_names)
-        writer.writerows([row[c] for c in table.column_names] for row in rows)
+        write_csv(out, columns, rows)
     else:
-        click.echo(_render(table.column_names, rows))
-
-
-def _value(text: str) -> object:
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
-def _render(columns: list[str], rows: list[dict[str, object]]) -> str:
-    cells = [[str(r[c]) for c in columns] for r in rows]
-    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-    return "\n".join(lines)
+        click.echo(render_table(columns, rows))

@@ -339,7 +339,7 @@ def _action_step(
     text = str(row["move"])
     where = f"match {info.match_id}, round {row['round']}, action {row['action_index']}"
     try:
-        move, suffix = parse_move(text, info.variant)
+        move = parse_move(text)
     except ValueError as exc:
         raise ReplayError(f"{where}: {exc}") from None
     seat = int(row["seat"])
@@ -362,7 +362,7 @@ def _action_step(
                 move.board_tile,
                 None if move.side is None else str(move.side),
                 sniff,
-                sniff_orientation(info.variant, suffix) if sniff else None,
+                sniff_orientation(layout) if sniff else None,
             )
         )
         hand_sizes[seat] -= 1

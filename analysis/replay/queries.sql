@@ -52,12 +52,15 @@ ORDER BY recent.created_at DESC, recent.match_id;
 --   $4 finished (true/false, or NULL), $5 winner seat (or NULL; with partners
 --   either partner's seat matches), $6 limit (or NULL for all).
 -- COLUMNS(...) takes `variant` once the matches view has it, and
--- `rules_version` while it has it, without naming a column that is missing.
+-- `rules_version` while it has it, without naming a column that is missing;
+-- until then the variant is read from the creation's detail, as
+-- recent_matches does.
 WITH listed AS (
     SELECT
         match_id,
         seats,
         COLUMNS(lambda c: c IN ('variant', 'rules_version')),
+        detail ->> '$.variant'                           AS logged_variant,
         created_at,
         finished,
         winner,

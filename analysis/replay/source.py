@@ -131,7 +131,7 @@ def _match_row(r: dict[str, Any]) -> MatchRow:
     return MatchRow(
         match_id=r["match_id"],
         seats=r["seats"],
-        variant=r.get("variant") or r.get("rules_version") or "",
+        variant=r.get("variant") or r.get("logged_variant") or r.get("rules_version") or "",
         created_at=r.get("created_at"),
         rounds=int(r.get("rounds") or 0),
         finished=bool(r["finished"]),

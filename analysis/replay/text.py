@@ -153,6 +153,8 @@ def step_lines(replay: Replay, step: Step, *, full_layout: bool = False) -> list
         )
     if step.winner is not None:
         out.append(f"== seat {step.winner} wins the match: {_seat_scores(step.scores)}")
+    elif step.final:
+        out.append(f"== the match ends at its round limit, drawn: {_seat_scores(step.scores)}")
     return out
 
 

@@ -1,8 +1,9 @@
-"""The American Sniff rules engine (RULES.md): pure Python, no I/O, no third-party imports."""
+"""The Sniff rules engine (RULES.md, all four variants): pure Python, no I/O, no third-party
+imports."""
 
 from __future__ import annotations
 
-from service.engine.bots import GreedyBot, RandomBot, make_bot, play_match
+from service.engine.bots import Bot, GreedyBot, RandomBot, make_bot, parse_bots, play_match
 from service.engine.errors import (
     BadDeal,
     CannotDraw,
@@ -10,6 +11,7 @@ from service.engine.errors import (
     IllegalMove,
     LeadExpected,
     MatchOver,
+    MissingOrientation,
     MoveNotationError,
     MustPlace,
     MustPlaceDrawn,
@@ -20,9 +22,12 @@ from service.engine.errors import (
     NotYourTurn,
     RoundInPlay,
     SniffError,
+    StubEnd,
     TileAlreadyPlaced,
     TileNotationError,
     TileNotInHand,
+    UnexpectedOrientation,
+    UnknownVariant,
     ValuesDoNotMatch,
 )
 from service.engine.layout import CountedEnd, Layout, OpenSide, points_for
@@ -34,22 +39,40 @@ from service.engine.match import (
     Phase,
     RoundEnd,
     RoundEndKind,
+    legal_moves_of,
 )
 from service.engine.moves import DRAW, PASS, Move, MoveKind, Side
 from service.engine.record import MalformedRecord, MatchRecord, parse_record, replay, to_record
 from service.engine.rules import HAND_SIZE, RULES_VERSION, TARGET, deduction, team_of
 from service.engine.tiles import TILES, Tile
+from service.engine.variants import (
+    AMERICAN,
+    BERNDT,
+    BRITISH,
+    STUBBY,
+    VARIANTS,
+    Orientation,
+    SniffRule,
+    Variant,
+    variant_named,
+)
 from service.engine.view import SeatView, view
 
 __all__ = [
+    "AMERICAN",
+    "BERNDT",
+    "BRITISH",
     "DRAW",
     "HAND_SIZE",
     "PASS",
     "RULES_VERSION",
+    "STUBBY",
     "TARGET",
     "TILES",
+    "VARIANTS",
     "ActionResult",
     "BadDeal",
+    "Bot",
     "CannotDraw",
     "CannotPass",
     "CountedEnd",
@@ -63,6 +86,7 @@ __all__ = [
     "Match",
     "MatchOver",
     "MatchRecord",
+    "MissingOrientation",
     "Move",
     "MoveKind",
     "MoveNotationError",
@@ -74,6 +98,7 @@ __all__ = [
     "NotYourTurn",
     "NotationError",
     "OpenSide",
+    "Orientation",
     "Phase",
     "RandomBot",
     "RoundEnd",
@@ -82,18 +107,26 @@ __all__ = [
     "SeatView",
     "Side",
     "SniffError",
+    "SniffRule",
+    "StubEnd",
     "Tile",
     "TileAlreadyPlaced",
     "TileNotInHand",
     "TileNotationError",
+    "UnexpectedOrientation",
+    "UnknownVariant",
     "ValuesDoNotMatch",
+    "Variant",
     "deduction",
+    "legal_moves_of",
     "make_bot",
+    "parse_bots",
     "parse_record",
     "play_match",
     "points_for",
     "replay",
     "team_of",
     "to_record",
+    "variant_named",
     "view",
 ]

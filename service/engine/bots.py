@@ -1,23 +1,36 @@
 """Reference players: `random` (uniform over legal moves) and `greedy` (most immediate points).
 
-Both draw every random choice from their own seeded generator, so a match
-between bots is reproducible from the match seed and the bot seeds.
+A bot sees what its seat may see and nothing more: it is handed the seat's
+`SeatView` (its own hand, the public layout and history), never the match,
+so no bot can read another hand or the boneyard order. Both draw every
+random choice from their own seeded generator, so a match between bots is
+reproducible from the match seed and the bot seeds.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from service.engine.layout import points_for
 from service.engine.match import Match, Phase
 from service.engine.moves import Move
+from service.engine.view import view
+
+
+class PlayerView(Protocol):
+    """What the reference bots ask of a position: a `SeatView`, or a client's own picture of
+    the position it was served (the remote players of `analysis/remote.py`)."""
+
+    def legal_moves(self) -> list[Move]: ...
+
+    def points_after(self, move: Move) -> int: ...
 
 
 class Bot(Protocol):
     name: str
 
-    def choose(self, match: Match) -> Move: ...
+    def choose(self, view: PlayerView) -> Move: ...
 
 
 class RandomBot:
@@ -28,8 +41,8 @@ class RandomBot:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, match: Match) -> Move:
-        return self.rng.choice(match.legal_moves())
+    def choose(self, view: PlayerView) -> Move:
+        return self.rng.choice(view.legal_moves())
 
 
 class GreedyBot:
@@ -40,20 +53,26 @@ class GreedyBot:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, match: Match) -> Move:
-        moves = match.legal_moves()
-        if len(moves) == 1 or not moves[0].is_placement:
-            return moves[0]
-        layout = match.layout
-        best: list[Move] = []
-        top = -1
-        for move in moves:
-            points = points_for(layout.ends_after(move))
-            if points > top:
-                top, best = points, [move]
-            elif points == top:
-                best.append(move)
-        return best[0] if len(best) == 1 else self.rng.choice(best)
+    def choose(self, view: PlayerView) -> Move:
+        return greedy_choice(view.legal_moves(), view.points_after, self.rng)
+
+
+def greedy_choice(
+    moves: Sequence[Move], points_after: Callable[[Move], int], rng: random.Random
+) -> Move:
+    """The move that scores most at once, ties broken by `rng` (one rule for every client:
+    in-process bots and remote players alike)."""
+    if len(moves) == 1 or not moves[0].is_placement:
+        return moves[0]
+    best: list[Move] = []
+    top = -1
+    for move in moves:
+        points = points_after(move)
+        if points > top:
+            top, best = points, [move]
+        elif points == top:
+            best.append(move)
+    return best[0] if len(best) == 1 else rng.choice(best)
 
 
 BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
@@ -67,11 +86,25 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         raise ValueError(f"no bot named {name!r} (one of {', '.join(BOTS)})") from None
 
 
-def play_match(match: Match, bots: list[Bot]) -> Match:
-    """Play `match` to its end, seat i choosing with `bots[i]`; rounds are dealt from its seed."""
+def parse_bots(text: str) -> tuple[str, ...]:
+    """A comma-separated list of bot names (`greedy,random`), each checked: the one place
+    that validates `--bots` for every command."""
+    names = tuple(n.strip() for n in text.split(","))
+    if not names or any(not n for n in names):
+        raise ValueError(f"{text!r}: name bots separated by commas, like 'greedy,random'")
+    for n in names:
+        if n not in BOTS:
+            raise ValueError(f"no bot named {n!r} (one of {', '.join(BOTS)})")
+    return names
+
+
+def play_match(match: Match, bots: Sequence[Bot]) -> Match:
+    """Play `match` to its end, seat i choosing with `bots[i]` from its own view; rounds are
+    dealt from the match's seed."""
     while True:
         while match.phase is Phase.PLAYING:
-            match.apply(bots[match.turn].choose(match))
+            seat = match.turn
+            match.apply(bots[seat].choose(view(match, seat)))
         if match.phase is Phase.OVER:
             return match
         match.deal()

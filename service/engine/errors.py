@@ -29,6 +29,12 @@ class MoveNotationError(NotationError):
     """Text that is not a move (`TILE`, `TILE@BOARDTILE:SIDE`, `draw`, `pass`)."""
 
 
+class UnknownVariant(SniffError):
+    """A variant name that is not exactly one of RULES.md §10's (never read as American)."""
+
+    kind = "unknown_variant"
+
+
 class BadDeal(SniffError):
     """A deal that is not exactly the 28 tiles, in the right hand sizes, with a lawful leader."""
 
@@ -65,6 +71,12 @@ class NotCanonical(NoSuchOpenSide):
     kind = "not_canonical"
 
 
+class StubEnd(NoSuchOpenSide):
+    """Joining a tile to a stub's outer end: it counts but is never open (§10.3)."""
+
+    kind = "stub_end"
+
+
 class TileAlreadyPlaced(IllegalMove):
     """Placing a tile that is on the layout already: each tile appears once (§3)."""
 
@@ -75,6 +87,20 @@ class ValuesDoNotMatch(IllegalMove):
     """Joining a tile to a side of another value (§3)."""
 
     kind = "value_mismatch"
+
+
+class MissingOrientation(IllegalMove):
+    """A move that makes the Sniff, where the variant lets the player choose, names no
+    orientation (§10.4)."""
+
+    kind = "missing_orientation"
+
+
+class UnexpectedOrientation(IllegalMove):
+    """An orientation on a move that does not make the Sniff, or in a variant without the
+    choice (§10.4)."""
+
+    kind = "unexpected_orientation"
 
 
 class LeadExpected(IllegalMove):

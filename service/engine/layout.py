@@ -8,18 +8,23 @@ a *slot*, the int `tile * 8 + side` (see `moves.SIDE_COUNT`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from service.engine.errors import (
     LeadExpected,
+    MissingOrientation,
     NoSuchOpenSide,
     NotCanonical,
+    StubEnd,
     TileAlreadyPlaced,
+    UnexpectedOrientation,
     ValuesDoNotMatch,
 )
 from service.engine.moves import SIDE_COUNT, Move, MoveKind, Side, place_move
 from service.engine.tiles import (
+    BIT,
     FULL_SET,
     HIGH,
     IS_DOUBLE,
@@ -30,6 +35,7 @@ from service.engine.tiles import (
     TILES,
     Tile,
 )
+from service.engine.variants import AMERICAN, VARIANTS, SniffRule, Variant
 
 _LOW_BIT: Final = 1 << Side.LOW
 _HIGH_BIT: Final = 1 << Side.HIGH
@@ -55,20 +61,33 @@ SLOT_VALUE: Final = tuple(_slot_value(s) for s in range(SET_SIZE * SIDE_COUNT))
 """Value of each place; -1 where the tile has no such side."""
 
 
-def _contribution(t: int, covered: int, sniff: bool) -> int:
-    """What one placed tile adds to the counted ends (RULES.md §5 table)."""
+def _contribution(t: int, covered: int, sniff: SniffRule | None) -> int:
+    """What one placed tile adds to the counted ends (RULES.md §5 table, §10.2 for the Sniff)."""
     a, b = LOW[t], HIGH[t]
     if a != b:
         return (0 if covered & _LOW_BIT else a) + (0 if covered & _HIGH_BIT else b)
-    if sniff and covered & _LINES == _LINES:
+    if sniff is None:
+        return 0 if covered & _LINE_B_BIT else 2 * a
+    if covered & _LINES == _LINES:
+        if not sniff.branch_counts:
+            return 0
         return a * ((0 if covered & _BRANCH_A_BIT else 1) + (0 if covered & _BRANCH_B_BIT else 1))
-    if sniff:
+    if sniff.counts_whole:
         return 2 * a
-    return 0 if covered & _LINE_B_BIT else 2 * a
+    return a * ((0 if covered & _LINE_A_BIT else 1) + (0 if covered & _LINE_B_BIT else 1))
 
 
-PLAIN_CONTRIB: Final = tuple(_contribution(t, c, False) for t in range(SET_SIZE) for c in range(64))
-SNIFF_CONTRIB: Final = tuple(_contribution(t, c, True) for t in range(SET_SIZE) for c in range(64))
+def _table(sniff: SniffRule | None) -> tuple[int, ...]:
+    return tuple(_contribution(t, c, sniff) for t in range(SET_SIZE) for c in range(64))
+
+
+PLAIN_CONTRIB: Final = _table(None)
+"""Contribution of a tile that is not the Sniff, by `tile * 64 + covered sides`."""
+SNIFF_CONTRIB: Final[dict[SniffRule, tuple[int, ...]]] = {
+    rule: _table(rule) for v in VARIANTS.values() for rule in v.rules
+}
+"""Contribution of the Sniff under each rule, by `tile * 64 + covered sides`."""
+_DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
 
 
 def points_for(ends_sum: int) -> int:
@@ -103,14 +122,37 @@ class CountedEnd:
 
 
 class Layout:
-    """The tiles on the table in one round, with their sides covered or open."""
+    """The tiles on the table in one round, with their sides covered or open.
 
-    __slots__ = ("covered", "ends", "open", "placements", "playable", "sniff", "targets")
+    The variant is asked only when a double is about to become the Sniff: its
+    rule for the chosen orientation then fixes the Sniff's contribution table
+    and whether its branches are stubs, for the rest of the round.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = (
+        "covered",
+        "ends",
+        "open",
+        "placements",
+        "playable",
+        "rule",
+        "sniff",
+        "sniff_table",
+        "stubs",
+        "targets",
+        "variant",
+    )
+
+    def __init__(self, variant: Variant = AMERICAN) -> None:
+        self.variant = variant
         self.covered: list[int] = [-1] * SET_SIZE
         """Per tile: bitmask of covered sides, or -1 while the tile is not on the layout."""
         self.sniff = -1
+        self.rule: SniffRule | None = None
+        """The rule of the Sniff on the layout (its variant and orientation), once there is one."""
+        self.sniff_table: tuple[int, ...] = PLAIN_CONTRIB
+        self.stubs = 0
+        """Bitmask of the tiles joined to a stub branch: their outer end counts but is not open."""
         self.ends = 0
         self.open: list[int] = []
         """Every open slot, sorted."""
@@ -122,8 +164,12 @@ class Layout:
 
     def copy(self) -> Layout:
         other = Layout.__new__(Layout)
+        other.variant = self.variant
         other.covered = self.covered[:]
         other.sniff = self.sniff
+        other.rule = self.rule
+        other.sniff_table = self.sniff_table
+        other.stubs = self.stubs
         other.ends = self.ends
         other.open = self.open[:]
         other.targets = self.targets[:]
@@ -146,6 +192,7 @@ class Layout:
                 raise LeadExpected(
                     f"the layout is not empty: {NAMES[tile]} must be placed on an open side"
                 )
+            self._check_orientation(move)
             return
         if not self.placements:
             raise LeadExpected(f"the layout is empty: lead a tile (write it alone, like '{tile}')")
@@ -159,6 +206,8 @@ class Layout:
                 raise ValuesDoNotMatch(
                     f"{NAMES[tile]} has no half of value {value} to join {board}:{side}"
                 )
+            if move.orientation is not None or (IS_DOUBLE[tile] and self.sniff < 0):
+                self._check_orientation(move)
             return
         cov = self.covered[board]
         if cov < 0:
@@ -168,6 +217,8 @@ class Layout:
             raise NoSuchOpenSide(f"{board} is {kind} and has no {side} side")
         if cov >> side & 1:
             raise NoSuchOpenSide(f"{board}:{side} already holds a tile")
+        if self.stubs >> board & 1:
+            raise StubEnd(f"{board} is a stub of the Sniff: its outer end counts but takes no tile")
         if side >= Side.BRANCH_A and cov & _LINES != _LINES:
             raise NoSuchOpenSide(
                 f"the branches of the Sniff {board} open only once both its line sides hold tiles"
@@ -175,25 +226,42 @@ class Layout:
         mirror = "line_a" if side == Side.LINE_B else "branch_a"
         raise NotCanonical(f"{board}:{side} mirrors {board}:{mirror}, which is open: use {mirror}")
 
+    def _check_orientation(self, move: Move) -> None:
+        """The suffix rules of §10.4, checked after every layout rule (RECORD.md's order)."""
+        tile = move.tile
+        assert tile is not None
+        makes_sniff = IS_DOUBLE[tile] and self.sniff < 0
+        variant = self.variant
+        if move.orientation is None:
+            if makes_sniff and variant.has_choice:
+                raise MissingOrientation(
+                    f"{move} makes the Sniff: in {variant} name its orientation "
+                    f"('{move}/cross' or '{move}/inline')"
+                )
+            return
+        if not variant.has_choice:
+            raise UnexpectedOrientation(
+                f"{move}: in {variant} the Sniff's orientation is not a choice; drop the suffix"
+            )
+        if not makes_sniff:
+            raise UnexpectedOrientation(
+                f"{move}: only the move that makes the Sniff names an orientation"
+            )
+
+    def sniff_rule_for(self, move: Move) -> SniffRule | None:
+        """The rule the Sniff would follow if `move` made it; None if it makes no Sniff."""
+        t = move.tile
+        if t is None or not IS_DOUBLE[t] or self.sniff >= 0:
+            return None
+        return self.variant.rule(move.orientation)
+
     def contribution(self, t: int) -> int:
         cov = self.covered[t]
-        return (SNIFF_CONTRIB if t == self.sniff else PLAIN_CONTRIB)[t * 64 + cov]
+        return (self.sniff_table if t == self.sniff else PLAIN_CONTRIB)[t * 64 + cov]
 
     def ends_after(self, move: Move) -> int:
         """The counted-ends sum a lawful placement would leave, without making it."""
-        t = move.tile
-        assert t is not None
-        if move.kind is MoveKind.LEAD:
-            return (SNIFF_CONTRIB if IS_DOUBLE[t] else PLAIN_CONTRIB)[t * 64]
-        board = move.board_tile
-        assert board is not None
-        assert move.side is not None
-        table = SNIFF_CONTRIB if board == self.sniff else PLAIN_CONTRIB
-        cov = self.covered[board]
-        base = board * 64
-        value = SLOT_VALUE[move.slot]
-        added = 2 * value if IS_DOUBLE[t] else LOW[t] + HIGH[t] - value
-        return self.ends - table[base + cov] + table[base + (cov | 1 << move.side)] + added
+        return ends_after(self.covered, self.sniff, self.sniff_table, self.ends, self.variant, move)
 
     def place(self, move: Move) -> int:
         """Make a lawful placement (already `check`ed); return the new counted-ends sum."""
@@ -202,13 +270,16 @@ class Layout:
         covered = self.covered
         open_ = self.open
         double = IS_DOUBLE[t]
+        table = PLAIN_CONTRIB
         if double and self.sniff < 0:
             self.sniff = t
+            rule = self.rule = self.variant.rule(move.orientation)
+            table = self.sniff_table = SNIFF_CONTRIB[rule]
         if move.kind is MoveKind.LEAD:
             covered[t] = 0
             first = t * SIDE_COUNT + (Side.LINE_A if double else Side.LOW)
             open_ += (first, first + 1)
-            self.ends = (SNIFF_CONTRIB if double else PLAIN_CONTRIB)[t * 64]
+            self.ends = table[t * 64]
         else:
             board = move.board_tile
             side = move.side
@@ -216,26 +287,37 @@ class Layout:
             assert side is not None
             slot = board * SIDE_COUNT + side
             value = SLOT_VALUE[slot]
-            table = SNIFF_CONTRIB if board == self.sniff else PLAIN_CONTRIB
             cov = covered[board]
             new_cov = cov | 1 << side
             covered[board] = new_cov
             open_.remove(slot)
-            ends = self.ends - table[board * 64 + cov] + table[board * 64 + new_cov]
-            if board == self.sniff and new_cov & _LINES == _LINES and cov & _LINES != _LINES:
-                base = board * SIDE_COUNT
-                open_ += (base + Side.BRANCH_A, base + Side.BRANCH_B)
+            ends = self.ends
+            # A stub (a tile on a stub branch) keeps its outer end counted but never opens it.
+            stub = False
+            if board == self.sniff:
+                board_table = self.sniff_table
+                ends += board_table[board * 64 + new_cov] - board_table[board * 64 + cov]
+                if new_cov & _LINES == _LINES and cov & _LINES != _LINES:
+                    base = board * SIDE_COUNT
+                    open_ += (base + Side.BRANCH_A, base + Side.BRANCH_B)
+                elif side >= Side.BRANCH_A and self.rule is not None and self.rule.stubs:
+                    stub = True
+                    self.stubs |= BIT[t]
+            else:
+                ends += PLAIN_CONTRIB[board * 64 + new_cov] - PLAIN_CONTRIB[board * 64 + cov]
             if double:
                 covered[t] = _LINE_A_BIT
                 open_.append(t * SIDE_COUNT + Side.LINE_B)
-                ends += 2 * value
+                ends += table[t * 64 + _LINE_A_BIT]
             elif LOW[t] == value:
                 covered[t] = _LOW_BIT
-                open_.append(t * SIDE_COUNT + Side.HIGH)
+                if not stub:
+                    open_.append(t * SIDE_COUNT + Side.HIGH)
                 ends += HIGH[t]
             else:
                 covered[t] = _HIGH_BIT
-                open_.append(t * SIDE_COUNT + Side.LOW)
+                if not stub:
+                    open_.append(t * SIDE_COUNT + Side.LOW)
                 ends += LOW[t]
             self.ends = ends
         open_.sort()
@@ -255,14 +337,19 @@ class Layout:
         return self.ends
 
     def moves_for(self, hand: int) -> list[Move]:
-        """Canonical placements of the tiles in `hand`: by place (board tile, side), then tile."""
+        """Canonical placements of the tiles in `hand`: by place (board tile, side), then tile.
+
+        Where the variant lets the player choose the Sniff's orientation, a
+        move that makes the Sniff is listed twice, `cross` then `inline` (§10.1).
+        """
+        choice = self.sniff < 0 and hand & _DOUBLES and self.variant.has_choice
         if not self.placements:
             out = []
             while hand:
                 low = hand & -hand
                 out.append(Move.lead(low.bit_length() - 1))
                 hand ^= low
-            return out
+            return _with_orientations(out, self.variant) if choice else out
         moves = []
         for slot in self.targets:
             m = hand & MATCHING[SLOT_VALUE[slot]]
@@ -270,7 +357,7 @@ class Layout:
                 low = m & -m
                 moves.append(place_move(low.bit_length() - 1, slot))
                 m ^= low
-        return moves
+        return _with_orientations(moves, self.variant) if choice else moves
 
     def open_sides(self) -> tuple[OpenSide, ...]:
         """Every open side, canonical or not, ordered by (tile, side)."""
@@ -292,11 +379,67 @@ class Layout:
                 for side, bit in ((Side.LOW, _LOW_BIT), (Side.HIGH, _HIGH_BIT)):
                     if not cov & bit:
                         out.append(CountedEnd(tile, side, LOW[t] if bit == _LOW_BIT else HIGH[t]))
-            elif t == self.sniff and cov & _LINES == _LINES:
-                for side, bit in ((Side.BRANCH_A, _BRANCH_A_BIT), (Side.BRANCH_B, _BRANCH_B_BIT)):
-                    if not cov & bit:
-                        out.append(CountedEnd(tile, side, LOW[t]))
-            elif t == self.sniff or not cov & _LINE_B_BIT:
+            elif t == self.sniff and self.rule is not None:
+                out.extend(_sniff_ends(tile, cov, self.rule))
+            elif not cov & _LINE_B_BIT:
                 first_open = Side.LINE_B if cov & _LINE_A_BIT else Side.LINE_A
                 out.append(CountedEnd(tile, first_open, 2 * LOW[t]))
         return tuple(out)
+
+
+def ends_after(
+    covered: Sequence[int],
+    sniff: int,
+    sniff_table: tuple[int, ...],
+    ends: int,
+    variant: Variant,
+    move: Move,
+) -> int:
+    """The counted-ends sum a lawful placement would leave on a layout with these covered
+    sides, Sniff and sum (a `Layout`'s, or a `SeatView`'s copy of them)."""
+    t = move.tile
+    assert t is not None
+    double = IS_DOUBLE[t]
+    if double and sniff < 0:
+        new_table = SNIFF_CONTRIB[variant.rule(move.orientation)]
+    else:
+        new_table = PLAIN_CONTRIB
+    if move.kind is MoveKind.LEAD:
+        return new_table[t * 64]
+    board = move.board_tile
+    assert board is not None
+    assert move.side is not None
+    table = sniff_table if board == sniff else PLAIN_CONTRIB
+    cov = covered[board]
+    base = board * 64
+    value = SLOT_VALUE[move.slot]
+    added = new_table[t * 64 + _LINE_A_BIT] if double else LOW[t] + HIGH[t] - value
+    return ends - table[base + cov] + table[base + (cov | 1 << move.side)] + added
+
+
+def _sniff_ends(tile: Tile, cov: int, rule: SniffRule) -> list[CountedEnd]:
+    """The Sniff's counted ends under its rule (§5, §10.2)."""
+    d = LOW[tile]
+    if cov & _LINES == _LINES:
+        if not rule.branch_counts:
+            return []
+        sides = ((Side.BRANCH_A, _BRANCH_A_BIT), (Side.BRANCH_B, _BRANCH_B_BIT))
+        return [CountedEnd(tile, side, d) for side, bit in sides if not cov & bit]
+    if rule.counts_whole:
+        first_open = Side.LINE_B if cov & _LINE_A_BIT else Side.LINE_A
+        return [CountedEnd(tile, first_open, 2 * d)]
+    sides = ((Side.LINE_A, _LINE_A_BIT), (Side.LINE_B, _LINE_B_BIT))
+    return [CountedEnd(tile, side, d) for side, bit in sides if not cov & bit]
+
+
+def _with_orientations(moves: list[Move], variant: Variant) -> list[Move]:
+    """Each double's move as one move per orientation the variant allows, in its order."""
+    out: list[Move] = []
+    for move in moves:
+        tile = move.tile
+        assert tile is not None
+        if IS_DOUBLE[tile]:
+            out.extend(move.oriented(o) for o in variant.orientations)
+        else:
+            out.append(move)
+    return out

@@ -8,10 +8,11 @@ layer above can leak a hidden tile by handing on this object's fields.
 from __future__ import annotations
 
 import enum
-import random
+import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from service.engine.dealing import check_seed, lot, shuffled_tiles
 from service.engine.errors import (
     BadDeal,
     CannotDraw,
@@ -36,6 +37,7 @@ from service.engine.rules import (
     team_of,
 )
 from service.engine.tiles import BIT, NAMES, SET_SIZE, TILES, Tile, pips_of, tiles_of
+from service.engine.variants import AMERICAN, Variant, variant_named
 
 
 class Phase(enum.Enum):
@@ -121,6 +123,10 @@ class ActionResult:
     drawn: Tile | None = None
     round_end: RoundEnd | None = None
     winner: Seat | None = None
+    """The winning seat when this action ended the match with a winner (§8)."""
+    match_over: bool = False
+    """True when this action ended the match: a win, or the round limit (then `winner` may
+    be None: a draw)."""
 
 
 class RoundLog:
@@ -138,12 +144,23 @@ class RoundLog:
         """Scores per seat when the round stopped (its end, or the winning placement)."""
 
 
+def legal_moves_of(layout: Layout, hand: int, drawn: int, boneyard_left: int) -> list[Move]:
+    """The lawful actions of a seat holding `hand` (§6): the placements of the placeable tile
+    it just drew (`drawn`, -1 if none), else of its hand, else draw or pass."""
+    if drawn >= 0:
+        return layout.moves_for(BIT[drawn])
+    if hand & layout.playable:
+        return layout.moves_for(hand)
+    return [DRAW] if boneyard_left else [PASS]
+
+
 class Match:
     """A match in progress: the game state that `apply` advances one action at a time."""
 
     __slots__ = (
         "bone_pos",
         "boneyard",
+        "draw_seats",
         "drawn",
         "hands",
         "history",
@@ -152,14 +169,15 @@ class Match:
         "move_count",
         "next_leader",
         "phase",
-        "rng",
         "round_index",
+        "round_limit",
         "scores",
         "seats",
         "seed",
         "target",
         "teams",
         "turn",
+        "variant",
         "winner",
     )
 
@@ -171,16 +189,25 @@ class Match:
         target: int | None = None,
         deal: Deal | None = None,
         auto_deal: bool = True,
+        variant: Variant | str = AMERICAN,
+        round_limit: int | None = None,
     ) -> None:
-        """A new match; unless `auto_deal` is false, its first round is dealt at once."""
+        """A new match; unless `auto_deal` is false, its first round is dealt at once.
+
+        Without a seed the match draws one (`secrets`), so that every match,
+        seeded or not, can show afterwards how its deals were made (`dealing.py`).
+        """
         if seats not in SEAT_COUNTS:
-            raise ValueError(f"American Sniff is played by 2, 3 or 4, not {seats}")
+            raise ValueError(f"Sniff is played by 2, 3 or 4, not {seats}")
         if target is not None and target <= 0:
             raise ValueError(f"a target must be positive, not {target}")
+        if round_limit is not None and round_limit <= 0:
+            raise ValueError(f"a round limit must be positive, not {round_limit}")
+        self.variant = variant if isinstance(variant, Variant) else variant_named(variant)
         self.seats = seats
         self.target = TARGET[seats] if target is None else target
-        self.seed = seed
-        self.rng = random.Random(seed)
+        self.round_limit = round_limit
+        self.seed = secrets.randbits(63) if seed is None else check_seed(seed)
         self.teams = tuple(team_of(s, seats) for s in range(seats))
         self.scores = [0] * team_count(seats)
         self.phase = Phase.AWAITING_DEAL
@@ -192,7 +219,9 @@ class Match:
         self.hands = [0] * seats
         self.boneyard: list[Tile] = []
         self.bone_pos = 0
-        self.layout = Layout()
+        self.draw_seats: list[Seat] = []
+        """Who drew each boneyard tile drawn so far this round, in draw order."""
+        self.layout = Layout(self.variant)
         self.turn: Seat = -1
         self.leader: Seat = -1
         self.drawn = -1
@@ -203,7 +232,10 @@ class Match:
 
     def seat_scores(self) -> tuple[int, ...]:
         """Scores per seat (partners carry the same number)."""
-        return tuple(self.scores[t] for t in self.teams)
+        scores = self.scores
+        if self.seats != 4:
+            return tuple(scores)
+        return (scores[0], scores[1], scores[0], scores[1])
 
     def hand(self, seat: Seat) -> list[Tile]:
         return tiles_of(self.hands[seat])
@@ -221,19 +253,15 @@ class Match:
         """
         if self.phase is not Phase.PLAYING:
             return []
-        layout = self.layout
-        if self.drawn >= 0:
-            return layout.moves_for(BIT[self.drawn])
-        hand = self.hands[self.turn]
-        if hand & layout.playable:
-            return layout.moves_for(hand)
-        return [DRAW] if self.bone_pos < len(self.boneyard) else [PASS]
+        return legal_moves_of(
+            self.layout, self.hands[self.turn], self.drawn, len(self.boneyard) - self.bone_pos
+        )
 
     def check(self, move: Move, seat: Seat | None = None) -> None:
         """Raise the specific `IllegalMove` that `apply` would raise; change nothing."""
         if self.phase is not Phase.PLAYING:
             if self.phase is Phase.OVER:
-                raise MatchOver(f"the match is over: seat {self.winner} won")
+                raise MatchOver(f"the match is over: {self.result_text()}")
             raise NoRoundInPlay("the round is over: the next round must be dealt first")
         turn = self.turn
         if seat is not None and seat != turn:
@@ -304,23 +332,23 @@ class Match:
                     self.phase = Phase.OVER
                     self.winner = s
                     log.scores = self.seat_scores()
-                    return ActionResult(s, move, points, ends, winner=s)
+                    return ActionResult(s, move, points, ends, winner=s, match_over=True)
             if not self.hands[s]:
-                end = self._end_round(s)
-                return ActionResult(s, move, points, ends, round_end=end)
+                return self._round_over(ActionResult(s, move, points, ends), s)
             if self.bone_pos == len(self.boneyard) and self._blocked():
-                return ActionResult(s, move, points, ends, round_end=self._end_round(None))
+                return self._round_over(ActionResult(s, move, points, ends), None)
             self.turn = (s + 1) % self.seats
             return ActionResult(s, move, points, ends)
         log.points.append(None)
         if kind is MoveKind.DRAW:
             t = self.boneyard[self.bone_pos]
             self.bone_pos += 1
+            self.draw_seats.append(s)
             self.hands[s] |= BIT[t]
             if BIT[t] & self.layout.playable:
                 self.drawn = t
             elif self.bone_pos == len(self.boneyard) and self._blocked():
-                return ActionResult(s, move, 0, None, drawn=t, round_end=self._end_round(None))
+                return self._round_over(ActionResult(s, move, 0, None, drawn=t), None)
             return ActionResult(s, move, 0, None, drawn=t)
         self.turn = (s + 1) % self.seats
         return ActionResult(s, move, 0, None)
@@ -328,6 +356,26 @@ class Match:
     def _blocked(self) -> bool:
         playable = self.layout.playable
         return not any(h & playable for h in self.hands)
+
+    def _round_over(self, result: ActionResult, finisher: Seat | None) -> ActionResult:
+        """End the round; end the match too if this was the round limit's last round (§8)."""
+        end = self._end_round(finisher)
+        if self.round_limit is None or self.round_index + 1 < self.round_limit:
+            return replace(result, round_end=end)
+        self.phase = Phase.OVER
+        best = max(self.scores)
+        leaders = [team for team, score in enumerate(self.scores) if score == best]
+        # The side ahead wins; with two or more sides level on top the match is drawn.
+        self.winner = leaders[0] if len(leaders) == 1 else None
+        return replace(result, round_end=end, winner=self.winner, match_over=True)
+
+    def result_text(self) -> str:
+        """How the match ended, in words: who won, or a draw at the round limit."""
+        if self.phase is not Phase.OVER:
+            return "the match is in play"
+        if self.winner is None:
+            return f"drawn at the round limit of {self.round_limit}"
+        return f"seat {self.winner} won"
 
     def _end_round(self, finisher: Seat | None) -> RoundEnd:
         pips = tuple(pips_of(h) for h in self.hands)
@@ -356,22 +404,11 @@ class Match:
         deal after a domino must name that finisher.
         """
         if self.phase is Phase.OVER:
-            raise MatchOver(f"the match is over: seat {self.winner} won")
+            raise MatchOver(f"the match is over: {self.result_text()}")
         if self.phase is Phase.PLAYING:
             raise RoundInPlay("a round is in play: it must end before the next deal")
         if deal is None:
-            tiles = list(TILES)
-            self.rng.shuffle(tiles)
-            if self.next_leader is not None:
-                leader, choice = self.next_leader, LeaderChoice.FINISHER
-            else:
-                leader, choice = self.rng.randrange(self.seats), LeaderChoice.LOT
-            size = HAND_SIZE[self.seats]
-            deal = Deal(
-                tuple(tuple(tiles[i * size : (i + 1) * size]) for i in range(self.seats)),
-                tuple(tiles[self.seats * size :]),
-                leader,
-            )
+            deal, choice = self.seeded_deal(self.round_index + 1)
         else:
             deal.check(self.seats)
             if self.next_leader is not None and deal.leader != self.next_leader:
@@ -385,13 +422,32 @@ class Match:
         self.hands = [sum(BIT[t] for t in h) for h in deal.hands]
         self.boneyard = list(deal.boneyard)
         self.bone_pos = 0
-        self.layout = Layout()
+        self.draw_seats = []
+        self.layout = Layout(self.variant)
         self.leader = self.turn = deal.leader
         self.drawn = -1
         self.round_index += 1
         self.phase = Phase.PLAYING
         self.history.append(RoundLog(deal, choice))
         return deal
+
+    def seeded_deal(self, round_index: int) -> tuple[Deal, LeaderChoice]:
+        """The deal the match's seed makes for `round_index` (`dealing.py`), with its leader:
+        the last round's finisher, else the lot."""
+        tiles = shuffled_tiles(self.seed, round_index)
+        if self.next_leader is not None:
+            leader, choice = self.next_leader, LeaderChoice.FINISHER
+        else:
+            leader, choice = lot(self.seed, round_index, self.seats), LeaderChoice.LOT
+        size = HAND_SIZE[self.seats]
+        deal = Deal(
+            tuple(
+                tuple(TILES[t] for t in tiles[i * size : (i + 1) * size]) for i in range(self.seats)
+            ),
+            tuple(TILES[t] for t in tiles[self.seats * size :]),
+            leader,
+        )
+        return deal, choice
 
     def copy(self, keep_history: bool = True) -> Match:
         """An independent copy for search and rollouts.
@@ -401,10 +457,10 @@ class Match:
         """
         other = Match.__new__(Match)
         other.seats = self.seats
+        other.variant = self.variant
         other.target = self.target
+        other.round_limit = self.round_limit
         other.seed = self.seed
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
         other.teams = self.teams
         other.scores = self.scores[:]
         other.phase = self.phase
@@ -422,6 +478,7 @@ class Match:
         other.hands = self.hands[:]
         other.boneyard = self.boneyard
         other.bone_pos = self.bone_pos
+        other.draw_seats = self.draw_seats[:]
         other.layout = self.layout.copy()
         other.turn = self.turn
         other.leader = self.leader

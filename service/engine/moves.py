@@ -13,6 +13,7 @@ from typing import Final, cast
 
 from service.engine.errors import MoveNotationError, TileNotationError
 from service.engine.tiles import SET_SIZE, TILES, Tile
+from service.engine.variants import Orientation
 
 
 class Side(enum.IntEnum):
@@ -58,6 +59,8 @@ class Move:
     tile: Tile | None = None
     board_tile: Tile | None = None
     side: Side | None = None
+    orientation: Orientation | None = None
+    """The Sniff's orientation, named only where the variant lets the player choose (§10.4)."""
     text: str = field(default="", init=False, compare=False, repr=False)
     """The RECORD.md notation, computed once (moves are interned)."""
 
@@ -98,23 +101,63 @@ class Move:
     def __str__(self) -> str:
         return self.text
 
+    def oriented(self, orientation: Orientation | None) -> Move:
+        """This placement naming `orientation` (None: naming none); interned like every move."""
+        if orientation is self.orientation:
+            return self
+        if not self.is_placement:
+            raise MoveNotationError(f"{self.text!r} is not a placement: it has no orientation")
+        tile = self.tile
+        assert tile is not None
+        base = _LEADS[tile] if self.kind is MoveKind.LEAD else place_move(tile, self.slot)
+        if orientation is None:
+            return base
+        key = (base, orientation)
+        move = _ORIENTED.get(key)
+        if move is None:
+            move = _ORIENTED.setdefault(
+                key, Move(base.kind, base.tile, base.board_tile, base.side, orientation)
+            )
+        return move
+
     def _notation(self) -> str:
         if self.kind is MoveKind.PLACE:
-            return f"{self.tile}@{self.board_tile}:{self.side}"
-        if self.kind is MoveKind.LEAD:
-            return str(self.tile)
-        return "draw" if self.kind is MoveKind.DRAW else "pass"
+            text = f"{self.tile}@{self.board_tile}:{self.side}"
+        elif self.kind is MoveKind.LEAD:
+            text = str(self.tile)
+        else:
+            return "draw" if self.kind is MoveKind.DRAW else "pass"
+        return text if self.orientation is None else f"{text}/{self.orientation}"
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
 
     @staticmethod
     def parse(text: str) -> Move:
-        """Read RECORD.md notation: `TILE`, `TILE@BOARDTILE:SIDE`, `draw` or `pass`."""
+        """Read RECORD.md notation: `TILE`, `TILE@BOARDTILE:SIDE`, `draw` or `pass`, a
+        placement optionally followed by exactly `/cross` or `/inline` (§10.4)."""
         if not isinstance(text, str):
             raise MoveNotationError(f"a move is written as text, not {text!r}")
         known = _BY_TEXT.get(text)
         if known is not None:  # canonical text: the common case, without a regex
+            return known
+        body, slash, suffix = text.rpartition("/")
+        if slash:
+            orientation = _ORIENTATIONS.get(suffix)
+            if orientation is None:
+                raise MoveNotationError(
+                    f"{text!r}: an orientation is written exactly '/cross' or '/inline'"
+                )
+            move = Move._parse_plain(body)
+            if not move.is_placement:
+                raise MoveNotationError(f"{text!r}: only a placement may name an orientation")
+            return move.oriented(orientation)
+        return Move._parse_plain(text)
+
+    @staticmethod
+    def _parse_plain(text: str) -> Move:
+        known = _BY_TEXT.get(text)
+        if known is not None:
             return known
         t = text.strip()
         low = t.lower()
@@ -143,6 +186,8 @@ _PLACES: Final = tuple(
 )
 DRAW: Final = Move(MoveKind.DRAW)
 PASS: Final = Move(MoveKind.PASS)
+_ORIENTED: Final[dict[tuple[Move, Orientation], Move]] = {}
+_ORIENTATIONS: Final = {str(o): o for o in Orientation}
 _BY_TEXT: Final[dict[str, Move]] = {
     str(m): m for m in (*_LEADS, *(p for p in _PLACES if p is not None), DRAW, PASS)
 }

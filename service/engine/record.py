@@ -1,34 +1,52 @@
 """RECORD.md match records: build one from a match, read one, replay one.
 
 Records are plain JSON-ready dicts; reading and writing files is the
-caller's business (the engine does no I/O).
+caller's business (the engine does no I/O). American matches are written in
+format `american-sniff/1`, so every tool that reads version 1 keeps working;
+the other variants in `sniff/2`, which names the variant. Both are read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from service.engine.errors import NotationError, SniffError
+from service.engine.errors import NotationError, SniffError, UnknownVariant
 from service.engine.match import Deal, Match, Phase, RoundLog
 from service.engine.moves import Move
 from service.engine.rules import RULES_VERSION, SEAT_COUNTS, TARGET
 from service.engine.tiles import NAMES, Tile
+from service.engine.variants import AMERICAN, Variant, variant_named
 
 FORMAT = RULES_VERSION
+"""The format American matches are written in (`american-sniff/1`)."""
+FORMAT_V2: Final = "sniff/2"
+"""The format of every variant, naming it in the `variant` field."""
+FORMATS: Final = (FORMAT, FORMAT_V2)
 
 
 class MalformedRecord(SniffError):
-    """A record that is not a RECORD.md match: wrong shape, unknown tile or move text."""
+    """A record that is not a RECORD.md match: wrong shape, unknown tile or move text.
+
+    `kind` is the audit word: `malformed` for the record's shape, `unparsable_action`
+    for an action that is not notation, `unknown_variant` for a variant no reader knows.
+    """
 
     kind = "malformed"
 
-    def __init__(self, reason: str, round: int | None = None, action: int | None = None) -> None:
+    def __init__(
+        self,
+        reason: str,
+        round: int | None = None,
+        action: int | None = None,
+        kind: str = "malformed",
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.round = round
         self.action = action
+        self.kind = kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +75,15 @@ class MatchRecord:
     target: int
     rounds: tuple[RecordRound, ...]
     winner: int | None = None
-    """The claimed winner, if any."""
+    """The claimed winner, if any (None also for a claimed draw: see `winner_claimed`)."""
     scores: tuple[int, ...] | None = None
     """The claimed final scores, if any."""
+    variant: Variant = AMERICAN
+    players: tuple[str, ...] | None = None
+    """Who played each seat (a bot's name or a person's), when the record says."""
+    round_limit: int | None = None
+    winner_claimed: bool = False
+    """True when the record claims a winner, or claims `null`: a draw at the round limit."""
 
 
 # -- writing --------------------------------------------------------------
@@ -81,18 +105,27 @@ def _round_to_json(log: RoundLog, last_won: bool) -> dict[str, Any]:
     }
 
 
-def to_record(match: Match, match_id: str | None = None) -> dict[str, Any]:
+def to_record(
+    match: Match, match_id: str | None = None, players: Sequence[str] | None = None
+) -> dict[str, Any]:
     """The RECORD.md record of everything played so far, with full claims."""
     over = match.phase is Phase.OVER
     rounds = [
-        _round_to_json(log, over and i == len(match.history) - 1)
+        _round_to_json(log, over and log.end is None and i == len(match.history) - 1)
         for i, log in enumerate(match.history)
     ]
-    record: dict[str, Any] = {"format": FORMAT}
+    american = match.variant is AMERICAN
+    record: dict[str, Any] = {"format": FORMAT if american else FORMAT_V2}
+    if not american:
+        record["variant"] = match.variant.name
     if match_id is not None:
         record["id"] = match_id
     record["seats"] = match.seats
     record["target"] = match.target
+    if players is not None:
+        record["players"] = list(players)
+    if match.round_limit is not None:
+        record["round_limit"] = match.round_limit
     record["rounds"] = rounds
     claims: dict[str, Any] = {}
     if over:
@@ -152,7 +185,7 @@ def _round(obj: object, index: int, seats: int) -> RecordRound:
         try:
             moves.append(Move.parse(text))
         except NotationError as e:
-            raise MalformedRecord(str(e), index, k) from None
+            raise MalformedRecord(str(e), index, k, kind="unparsable_action") from None
     claims_obj = obj.get("claims", {})
     if not isinstance(claims_obj, Mapping):
         raise MalformedRecord("'claims' must be a JSON object", index)
@@ -179,8 +212,29 @@ def parse_record(obj: object) -> MatchRecord:
     if not isinstance(obj, Mapping):
         raise MalformedRecord("a match record must be a JSON object")
     fmt = obj.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise MalformedRecord(f"unknown format {fmt!r} (this reader knows {FORMAT!r})")
+    if fmt not in FORMATS:
+        raise MalformedRecord(
+            f"unknown format {fmt!r} (this reader knows {FORMAT!r} and {FORMAT_V2!r})"
+        )
+    if fmt == FORMAT:
+        if "variant" in obj:
+            raise MalformedRecord(f"a {FORMAT!r} record is American and has no 'variant'")
+        variant = AMERICAN
+    else:
+        if "variant" not in obj:
+            raise MalformedRecord(f"a {FORMAT_V2!r} record must name its 'variant'")
+        try:
+            variant = variant_named(obj["variant"])
+        except UnknownVariant as e:
+            raise MalformedRecord(str(e), kind="unknown_variant") from None
+    players = obj.get("players")
+    if players is not None and not (
+        isinstance(players, list) and all(isinstance(p, str) and p for p in players)
+    ):
+        raise MalformedRecord("'players' must be a list of names, one per seat")
+    round_limit = obj.get("round_limit")
+    if round_limit is not None and (not _is_int(round_limit) or round_limit <= 0):
+        raise MalformedRecord(f"'round_limit' must be a positive integer, not {round_limit!r}")
     match_id = obj.get("id")
     if match_id is not None and not isinstance(match_id, str | int):
         raise MalformedRecord("'id' must be a string")
@@ -188,6 +242,8 @@ def parse_record(obj: object) -> MatchRecord:
     if not _is_int(seats) or seats not in SEAT_COUNTS:
         raise MalformedRecord(f"'seats' must be 2, 3 or 4, not {seats!r}")
     assert isinstance(seats, int)
+    if players is not None and len(players) != seats:
+        raise MalformedRecord(f"'players' names {len(players)} players for {seats} seats")
     target = obj.get("target", TARGET[seats])
     if not _is_int(target) or target <= 0:
         raise MalformedRecord(f"'target' must be a positive integer, not {target!r}")
@@ -208,6 +264,10 @@ def parse_record(obj: object) -> MatchRecord:
         rounds=tuple(_round(r, i, seats) for i, r in enumerate(rounds)),
         winner=winner,
         scores=_int_list(scores, "claims 'scores'", None) if scores is not None else None,
+        variant=variant,
+        players=None if players is None else tuple(players),
+        round_limit=round_limit,
+        winner_claimed="winner" in claims,
     )
 
 
@@ -218,7 +278,13 @@ def replay(record: MatchRecord | Mapping[str, Any]) -> Match:
     holds the engine's own figures.
     """
     rec = record if isinstance(record, MatchRecord) else parse_record(record)
-    match = Match(rec.seats, target=rec.target, auto_deal=False)
+    match = Match(
+        rec.seats,
+        target=rec.target,
+        variant=rec.variant,
+        round_limit=rec.round_limit,
+        auto_deal=False,
+    )
     for rnd in rec.rounds:
         match.deal(rnd.deal)
         for move in rnd.actions:

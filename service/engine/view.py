@@ -2,51 +2,120 @@
 
 A `SeatView` is built from a `Match` by copying out only public facts and the
 viewer's own hand, so code holding a view cannot reach a hidden tile: the
-view has no reference back to the match.
+view is an immutable tuple of plain values with no reference back to the
+match. Bots receive a seat's view, never the match, so a bot cannot peek
+however it is written.
+
+A view is built for every bot decision, so it copies only cheap values (the
+legal moves, the covered sides of the 28 tiles, the counted-ends sum); the
+costlier pictures (a `Layout`, the open sides and counted ends as value
+objects, the hand as tiles) are derived from those when read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from service.engine.layout import CountedEnd, OpenSide
+from service.engine.layout import CountedEnd, Layout, OpenSide, ends_after
 from service.engine.match import Match, Phase
 from service.engine.moves import Move
 from service.engine.rules import Seat
 from service.engine.tiles import TILES, Tile, tiles_of
+from service.engine.variants import SniffRule, Variant
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """The public state plus one seat's private hand (or, for the observer, everything)."""
 
     seats: int
+    variant: Variant
     target: int
+    round_limit: int | None
     round_index: int
     phase: Phase
     turn: Seat | None
     leader: Seat | None
     viewer: Seat | None
     """The seat this view belongs to; None for the observer."""
-    hand: tuple[Tile, ...]
-    """The viewer's own hand; empty for the observer (see `hands`)."""
+    hand_mask: int
+    """The viewer's own hand as a bitmask of tiles (0 for the observer)."""
     hand_sizes: tuple[int, ...]
     boneyard_size: int
-    placements: tuple[Move, ...]
-    open_sides: tuple[OpenSide, ...]
-    counted_ends: tuple[CountedEnd, ...]
-    ends_sum: int
     scores: tuple[int, ...]
+    """Scores per seat (partners carry the same number)."""
+    teams: tuple[int, ...]
     move_count: int
     drawn: Tile | None
     """The placeable tile the viewer just drew and must place, if any."""
     winner: Seat | None
-    sniff: Tile | None
-    """The round's Sniff (first double placed), once there is one."""
-    hands: tuple[tuple[Tile, ...], ...] | None = None
+    round_actions: tuple[Move, ...]
+    """Every action of the current round in order (a draw does not say what it took)."""
+    own_draws: tuple[Tile, ...]
+    """The tiles the viewer drew this round, in draw order (all draws, for the observer)."""
+    ends_sum: int
+    legal: tuple[Move, ...]
+    """The viewer's lawful actions when it is the viewer's turn, in canonical order."""
+    covered: tuple[int, ...]
+    """Per tile: the bitmask of its covered sides, -1 while it is not on the layout."""
+    sniff_index: int
+    """The Sniff's tile number, -1 before there is one."""
+    sniff_rule: SniffRule | None
+    sniff_table: tuple[int, ...]
+    """The Sniff's contribution table under its rule (`layout.SNIFF_CONTRIB`)."""
+    hands: tuple[tuple[Tile, ...], ...] | None
     """Every hand: only in the observer's view."""
-    boneyard: tuple[Tile, ...] | None = None
+    boneyard: tuple[Tile, ...] | None
     """The undrawn boneyard in draw order: only in the observer's view."""
+
+    # -- derived, computed when read --------------------------------------
+
+    @property
+    def hand(self) -> tuple[Tile, ...]:
+        """The viewer's own hand in tile order; empty for the observer (see `hands`)."""
+        return tuple(tiles_of(self.hand_mask))
+
+    @property
+    def sniff(self) -> Tile | None:
+        """The round's Sniff (first double placed), once there is one."""
+        return TILES[self.sniff_index] if self.sniff_index >= 0 else None
+
+    @property
+    def placements(self) -> tuple[Move, ...]:
+        """The round's placements in order: the layout."""
+        return tuple(a for a in self.round_actions if a.is_placement)
+
+    @property
+    def layout(self) -> Layout:
+        """The layout rebuilt from the placements: a new object, free to try moves on."""
+        layout = Layout(self.variant)
+        for move in self.placements:
+            layout.place(move)
+        return layout
+
+    @property
+    def open_sides(self) -> tuple[OpenSide, ...]:
+        return self.layout.open_sides()
+
+    @property
+    def counted_ends(self) -> tuple[CountedEnd, ...]:
+        return self.layout.counted_ends()
+
+    def legal_moves(self) -> list[Move]:
+        """The viewer's lawful actions when it is the viewer's turn (else none)."""
+        return list(self.legal)
+
+    def ends_after(self, move: Move) -> int:
+        """The counted-ends sum a lawful placement would leave."""
+        return ends_after(
+            self.covered, self.sniff_index, self.sniff_table, self.ends_sum, self.variant, move
+        )
+
+    def points_after(self, move: Move) -> int:
+        """The points a lawful placement would score at once (§5)."""
+        ends = ends_after(
+            self.covered, self.sniff_index, self.sniff_table, self.ends_sum, self.variant, move
+        )
+        return ends if ends > 0 and ends % 5 == 0 else 0
 
 
 def view(match: Match, seat: Seat | None) -> SeatView:
@@ -55,28 +124,51 @@ def view(match: Match, seat: Seat | None) -> SeatView:
         raise ValueError(f"seat {seat} is not a seat of a {match.seats}-seat match")
     playing = match.phase is Phase.PLAYING
     layout = match.layout
-    own_draw = match.drawn >= 0 and (seat is None or seat == match.turn)
+    hands = match.hands
+    history = match.history
+    own_turn = playing and seat == match.turn
     observer = seat is None
-    return SeatView(
-        seats=match.seats,
-        target=match.target,
-        round_index=match.round_index,
-        phase=match.phase,
-        turn=match.turn if playing else None,
-        leader=match.leader if match.leader >= 0 else None,
-        viewer=seat,
-        hand=() if seat is None else tuple(tiles_of(match.hands[seat])),
-        hand_sizes=tuple(h.bit_count() for h in match.hands),
-        boneyard_size=match.boneyard_left,
-        placements=tuple(layout.placements),
-        open_sides=layout.open_sides(),
-        counted_ends=layout.counted_ends(),
-        ends_sum=layout.ends,
-        scores=match.seat_scores(),
-        move_count=match.move_count,
-        drawn=TILES[match.drawn] if own_draw else None,
-        winner=match.winner,
-        sniff=TILES[layout.sniff] if layout.sniff >= 0 else None,
-        hands=tuple(tuple(tiles_of(h)) for h in match.hands) if observer else None,
-        boneyard=tuple(match.boneyard[match.bone_pos :]) if observer else None,
+    drawn = match.drawn
+    return _make(
+        (
+            match.seats,
+            match.variant,
+            match.target,
+            match.round_limit,
+            match.round_index,
+            match.phase,
+            match.turn if playing else None,
+            match.leader if match.leader >= 0 else None,
+            seat,
+            0 if observer else hands[seat],  # type: ignore[index]
+            tuple(map(int.bit_count, hands)),
+            len(match.boneyard) - match.bone_pos,
+            match.seat_scores(),
+            match.teams,
+            match.move_count,
+            TILES[drawn] if drawn >= 0 and (observer or own_turn) else None,
+            match.winner,
+            tuple(history[-1].actions) if history else (),
+            _draws_of(match, seat),
+            layout.ends,
+            tuple(match.legal_moves()) if own_turn else (),
+            tuple(layout.covered),
+            layout.sniff,
+            layout.rule,
+            layout.sniff_table,
+            tuple(tuple(tiles_of(h)) for h in hands) if observer else None,
+            tuple(match.boneyard[match.bone_pos :]) if observer else None,
+        )
     )
+
+
+def _draws_of(match: Match, seat: Seat | None) -> tuple[Tile, ...]:
+    seats = match.draw_seats
+    if seat is None:
+        return tuple(match.boneyard[: len(seats)])
+    if seat not in seats:
+        return ()
+    return tuple(t for t, s in zip(match.boneyard, seats, strict=False) if s == seat)
+
+
+_make = SeatView._make

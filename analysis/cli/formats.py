@@ -1,0 +1,100 @@
+"""How `sniff query` writes a result: an aligned table, JSON Lines or CSV.
+
+Arrow hands over Python values; each format writes them so that another
+program reads back what the log holds: numbers stay numbers (a DECIMAL or
+HUGEINT is written with all its digits, never through a float), NULL is
+JSON null (an empty CSV field), lists and structs are JSON arrays and
+objects (also inside a CSV field), dates and times are ISO 8601 text.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any, TextIO
+
+
+def json_text(value: Any) -> str:
+    """One value as JSON text.
+
+    A float that is not finite is written as the text "NaN", "Infinity" or
+    "-Infinity" (as in protobuf's JSON mapping), since JSON has no such number.
+    A map arrives from Arrow as (key, value) pairs and is written as an array
+    of [key, value] arrays, which keeps keys that are not text.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return json.dumps(value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return json.dumps(value)
+        return json.dumps("NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return json.dumps(str(value))
+        return str(value)  # exact digits; JSON allows an exponent such as 1E+3
+    if isinstance(value, Mapping):
+        items = (f"{json.dumps(str(k))}: {json_text(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(json_text(v) for v in value) + "]"
+    return json.dumps(plain_text(value))
+
+
+def plain_text(value: Any) -> str:
+    """A scalar that JSON has no type for, as text: ISO 8601 for times, escapes for bytes."""
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else f"\\x{b:02x}" for b in value)
+    return str(value)
+
+
+def cell_text(value: Any, null: str = "") -> str:
+    """One value as a CSV field or table cell: lists and structs as JSON, booleans lowercase."""
+    if value is None:
+        return null
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float | Decimal | Mapping | list | tuple):
+        text = json_text(value)
+        return json.loads(text) if text.startswith('"') else text
+    if isinstance(value, int):
+        return str(value)
+    return plain_text(value)
+
+
+Row = Sequence[Any]
+"""One result row, its values in column order (names may repeat: `SELECT 1 AS a, 2 AS a`)."""
+
+
+def write_jsonl(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
+    keys = [json.dumps(c) for c in columns]
+    for row in rows:
+        out.write("{" + ", ".join(f"{k}: {json_text(v)}" for k, v in zip(keys, row, strict=True)))
+        out.write("}\n")
+
+
+def write_csv(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
+    """RFC 4180 quoting, but `\\n` line ends, as every other output of the command line."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([cell_text(v) for v in row] for row in rows)
+
+
+def render_table(columns: Sequence[str], rows: Sequence[Row]) -> str:
+    """Aligned columns for a person; NULL shown as NULL."""
+    cells = [[cell_text(v, null="NULL") for v in row] for row in rows]
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += [
+        "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(lines)

@@ -1,0 +1,118 @@
+"""Seeded deals and lots from a documented, language-neutral generator.
+
+Every random choice of a match — the shuffle of each round and the lot that
+picks a leader (RULES.md §2) — comes from its seed through SHA-256 in counter
+mode feeding a Fisher-Yates shuffle, written down here exactly so that any
+language can recompute a deal from a revealed seed (the audit and the
+Node.js client do). Nothing else about a match is random.
+
+The generator, byte for byte:
+
+* A **stream** is named by (seed, round, purpose): seed an integer
+  0 <= seed < 2**64, round the 0-based round index, purpose the ASCII word
+  `deal` or `lot`. Its bytes are the concatenation, for counter = 0, 1, 2, …,
+  of the 32-byte blocks
+
+      SHA-256( "sniff/rng/v1" || 0x00 || purpose || 0x00
+               || seed as 8 bytes big-endian || round as 4 bytes big-endian
+               || counter as 4 bytes big-endian )
+
+  read as consecutive unsigned 32-bit big-endian words (8 per block).
+* **uniform(n)** for 1 <= n <= 2**32: limit = 2**32 - (2**32 mod n); take the
+  next word x until x < limit; the result is x mod n (rejection sampling: no
+  modulo bias).
+* **The shuffle** of a round (stream purpose `deal`): start from the 28 tile
+  numbers in set order 0..27 (`0-0`, `0-1`, …, `0-6`, `1-1`, …, `6-6`); for
+  i = 27 down to 1: j = uniform(i + 1), swap positions i and j. Seat s holds
+  positions s·h … s·h + h - 1 (h = the hand size, §2), in that order; the
+  boneyard is the rest, in order (the first is drawn first).
+* **The lot** of a round (stream purpose `lot`): the leader is
+  uniform(seats). A lot is drawn only when the round's leader is not the
+  last round's finisher.
+
+Test vectors are in `tests/test_dealing.py` and `docs/dealing.md`.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from hashlib import sha256
+from itertools import chain
+from typing import Final
+
+from service.engine.tiles import SET_SIZE
+
+DOMAIN: Final = b"sniff/rng/v1"
+SEED_LIMIT: Final = 1 << 64
+"""Seeds are 0 <= seed < 2**64."""
+
+
+def check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+    return seed
+
+
+def _prefix(seed: int, round_index: int, purpose: bytes) -> bytes:
+    return DOMAIN + b"\x00" + purpose + b"\x00" + _SEED_ROUND.pack(check_seed(seed), round_index)
+
+
+def words(seed: int, round_index: int, purpose: str) -> Iterator[int]:
+    """The stream's unsigned 32-bit words, in order."""
+    return words_from(_prefix(seed, round_index, purpose.encode("ascii")), 0)
+
+
+def words_from(prefix: bytes, counter: int) -> Iterator[int]:
+    while True:
+        yield from _WORDS.unpack(sha256(prefix + _COUNTER.pack(counter)).digest())
+        counter += 1
+
+
+def uniform(stream: Iterator[int], n: int) -> int:
+    """A uniform integer in [0, n) from the stream, by rejection sampling."""
+    limit = (1 << 32) - (1 << 32) % n
+    while True:
+        x = next(stream)
+        if x < limit:
+            return x % n
+
+
+def shuffled_tiles(seed: int, round_index: int) -> list[int]:
+    """The 28 tile numbers in the order the round deals them (Fisher-Yates, from 27 down).
+
+    The 27 draws almost always take the first four blocks (a rejection is
+    rarer than one in 150 million), so those are hashed at once and the
+    stream is read on only if a draw is rejected.
+    """
+    prefix = _prefix(seed, round_index, b"deal")
+    pool = [
+        x
+        for counter in range(4)
+        for x in _WORDS.unpack(sha256(prefix + _COUNTER.pack(counter)).digest())
+    ]
+    tiles = list(range(SET_SIZE))
+    if all(map(_BELOW, pool, _DRAW_LIMITS)):
+        for i, x in zip(_POSITIONS, pool, strict=False):
+            j = x % (i + 1)
+            tiles[i], tiles[j] = tiles[j], tiles[i]
+        return tiles
+    stream = chain(pool, words_from(prefix, 4))
+    for i in _POSITIONS:
+        j = uniform(stream, i + 1)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
+
+
+def lot(seed: int, round_index: int, seats: int) -> int:
+    """The seat the round's lot picks to lead."""
+    return uniform(words(seed, round_index, "lot"), seats)
+
+
+_SEED_ROUND: Final = struct.Struct(">QI")
+_COUNTER: Final = struct.Struct(">I")
+_WORDS: Final = struct.Struct(">8I")
+_POSITIONS: Final = tuple(range(SET_SIZE - 1, 0, -1))
+"""Fisher-Yates positions i = 27 … 1; draw k is uniform(i + 1)."""
+_DRAW_LIMITS: Final = tuple((1 << 32) - (1 << 32) % (i + 1) for i in _POSITIONS)
+_BELOW: Final = int.__lt__
