@@ -173,7 +173,9 @@ def position_svg(replay: Replay, step: Step, px: int = PX) -> str:
     geometry = layout_geometry(step.placements)
     box = frame(geometry)
     top = box.y - HEADER
-    width = max(box.w, 14.0)
+    # Wide enough for the header's first line (about 0.24 units a character).
+    first_line = f"match {replay.info.match_id} · round {step.round} · step {step.n} · seat 0: "
+    width = max(box.w, 14.0, 0.24 * (len(first_line) + len(step.move)) + 0.6)
     height = box.h + HEADER
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{_n(box.x)} {_n(top)} {_n(width)}'
