@@ -71,7 +71,7 @@ class EventRecorder:
             hands=[[str(t) for t in h] for h in log.deal.hands],
             boneyard=[str(t) for t in log.deal.boneyard],
             leader=log.deal.leader,
-            leader_choice=log.leader_choice.value,  # type: ignore[arg-type]
+            leader_choice=log.leader_choice.value,
         )
         assert event.detail is not None
         dealt_by = "request" if deal is not None else "seed"
@@ -104,7 +104,7 @@ class EventRecorder:
                 self.match_id,
                 len(self.events),
                 round=round_index,
-                end=end.kind.value,  # type: ignore[arg-type]
+                end=end.kind.value,
                 finisher=end.finisher,
                 pips=end.pips,
                 deductions=end.deductions,

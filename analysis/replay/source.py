@@ -34,7 +34,7 @@ def read_match_events(
 ) -> list[dict[str, Any]]:
     """One match's events in order (queries.sql `match_events`); MatchNotFound if none."""
     table, _ = query_log(db_path, _sql("match_events"), [match_id, reveal])
-    rows = table.to_pylist()
+    rows: list[dict[str, Any]] = table.to_pylist()
     if not rows:
         raise MatchNotFound(f"no match {match_id!r} in {db_path}")
     return rows
