@@ -60,7 +60,7 @@ WITH listed AS (
         match_id,
         seats,
         COLUMNS(lambda c: c IN ('variant', 'rules_version')),
-        detail ->> '$.variant'                           AS logged_variant,
+        detail                                           AS created_detail,
         created_at,
         finished,
         winner,
@@ -80,7 +80,10 @@ rounds AS (
     WHERE match_id IN (SELECT match_id FROM listed)
     GROUP BY match_id
 )
-SELECT listed.*, coalesce(rounds.rounds, 0) AS rounds
+SELECT
+    listed.* EXCLUDE (created_detail),
+    listed.created_detail ->> '$.variant'   AS logged_variant,
+    coalesce(rounds.rounds, 0)              AS rounds
 FROM listed
 LEFT JOIN rounds USING (match_id)
 ORDER BY created_at DESC, match_id;
