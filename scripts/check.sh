@@ -10,6 +10,9 @@ if [ -f clients/node/package.json ]; then
   (cd clients/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# Headless Chromium for the replay viewer's browser test (quick when present).
+bash scripts/install_browser.sh
+
 echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

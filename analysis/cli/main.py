@@ -13,6 +13,7 @@ from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
 from analysis.cli.record_cmd import play, record
 from analysis.cli.recover_cmd import recover
+from analysis.cli.replay_cmd import matches, replay
 from analysis.cli.service_cmd import demo, query, serve
 
 try:
@@ -70,3 +71,5 @@ cli.add_command(serve)
 cli.add_command(demo)
 cli.add_command(query)
 cli.add_command(recover)
+cli.add_command(matches)
+cli.add_command(replay)

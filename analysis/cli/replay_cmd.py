@@ -1,0 +1,258 @@
+"""`sniff matches` and `sniff replay`: finding matches in the log and watching them."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from analysis.cli.errors import Misuse as CommandError
+from analysis.cli.errors import first_line
+from analysis.cli.options import db_option
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class LogError(click.ClickException):
+    """The log was read but cannot be shown as asked: one line, exit 1."""
+
+    exit_code = 1
+
+
+@contextmanager
+def _log_errors() -> Iterator[None]:
+    """Turn what reading the log can raise into one clear line."""
+    from analysis.logquery import NoLog
+    from analysis.replay.model import ReplayError
+    from analysis.replay.rules import UnknownVariant
+    from analysis.replay.source import MatchNotFound
+    from service.storage import LogLocked, SchemaVersionError, StorageError
+
+    try:
+        yield
+    except (NoLog, SchemaVersionError, MatchNotFound, UnknownVariant) as e:
+        raise CommandError(str(e)) from None
+    except LogLocked as e:
+        raise LogError(str(e)) from None
+    except StorageError as e:
+        raise CommandError(first_line(str(e))) from None
+    except ReplayError as e:
+        raise LogError(str(e)) from None
+    except Exception as e:  # a refusal from the service's Query RPC
+        details = getattr(e, "details", None)
+        if callable(details):
+            raise LogError(f"the service refused the query: {details()}") from None
+        raise
+
+
+def _write(path: str, text: str) -> None:
+    """Write all of `text` or nothing: a temporary file beside it, then a rename."""
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+    except OSError as e:
+        raise CommandError(f"cannot write {path}: {e.strerror or e}") from None
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise CommandError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+# -- sniff matches ------------------------------------------------------------------------------
+
+
+def _time_option(name: str, end_of_day: bool, help_text: str) -> Callable[[F], F]:
+    def convert(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+        if value is None:
+            return None
+        from analysis.replay.source import BadTime, parse_time
+
+        try:
+            return parse_time(value, end_of_day=end_of_day)
+        except BadTime as e:
+            raise CommandError(f"{name}: {e}") from None
+
+    return click.option(name, callback=convert, metavar="DATE|TIME", help=help_text)
+
+
+@click.command()
+@click.option("--seats", type=click.Choice(["2", "3", "4"]), help="Only matches of this size.")
+@_time_option("--since", False, "Created at or after (2025-05-01 or 2025-05-01T14:30; UTC).")
+@_time_option("--until", True, "Created before (a date keeps that whole day).")
+@click.option(
+    "--finished/--unfinished", default=None, help="Only finished, or only unfinished, matches."
+)
+@click.option(
+    "--winner",
+    type=click.IntRange(0, 3),
+    metavar="SEAT",
+    help="Won by this seat (with partners, by its side).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="At most this many, newest first (0: all).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "jsonl", "csv"]),
+    default="table",
+    show_default=True,
+)
+@db_option
+def matches(
+    seats: str | None,
+    since: Any,
+    until: Any,
+    finished: bool | None,
+    winner: int | None,
+    limit: int,
+    fmt: str,
+    db_path: str,
+) -> None:
+    """List the log's matches, newest first: id, seats, variant, created, rounds, result.
+
+    Reads the log through a running service when one holds it, else the file.
+
+    Example: sniff matches --seats 4 --finished --since 2025-05-01 --limit 20
+    """
+    from analysis.replay.source import MatchFilter, list_matches
+
+    where = MatchFilter(
+        seats=None if seats is None else int(seats),
+        since=since,
+        until=until,
+        finished=finished,
+        winner=winner,
+        limit=limit or None,
+    )
+    with _log_errors():
+        rows = list_matches(db_path, where)
+    if fmt == "jsonl":
+        for row in rows:
+            click.echo(json.dumps(row.to_json()))
+        return
+    header = ["match_id", "seats", "variant", "created", "rounds", "finished", "winner", "scores"]
+    cells = [
+        [
+            r.match_id,
+            str(r.seats),
+            r.variant,
+            "" if r.created_at is None else r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            str(r.rounds),
+            "yes" if r.finished else "no",
+            r.winners,
+            "" if r.scores is None else " ".join(str(s) for s in r.scores),
+        ]
+        for r in rows
+    ]
+    if fmt == "csv":
+        import csv
+
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(cells)
+        return
+    widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
+    click.echo("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    for c in cells:
+        click.echo("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)).rstrip())
+    click.echo(f"({len(rows)} match{'es' if len(rows) != 1 else ''})")
+
+
+# -- sniff replay -------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("match_id", metavar="MATCH")
+@click.option(
+    "--round", "round_index", type=click.IntRange(min=0), help="Only this round (from 0)."
+)
+@click.option(
+    "--at",
+    "at",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Only the position after the match's action N, counted from 0 over the whole match"
+    " (the first lead is 0).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--reveal", is_flag=True, help="Show drawn tiles and deals (finished matches).")
+@click.option("--tally", is_flag=True, help="Draw the traditional tally (RULES.md §9).")
+@click.option("--svg", "svg_path", metavar="FILE", help="Write the position as SVG.")
+@click.option("--html", "html_path", metavar="FILE", help="Write the whole match as an HTML page.")
+@db_option
+def replay(
+    match_id: str,
+    round_index: int | None,
+    at: int | None,
+    fmt: str,
+    reveal: bool,
+    tally: bool,
+    svg_path: str | None,
+    html_path: str | None,
+    db_path: str,
+) -> None:
+    """Replay a match step by step: moves, layout, open sides, counted ends, points, scores.
+
+    With --svg, write the position after --at N (default: the last action,
+    of --round R if given) as a picture; with --html, the whole match as one
+    self-contained page (slider, arrow keys). --format json prints one JSON
+    object per step.
+
+    Example: sniff replay 3f2a9c0d1e2b4a5c --round 2 --tally
+    """
+    from analysis.replay.source import load_replay
+
+    if at is not None and round_index is not None:
+        raise CommandError("give --at N or --round R, not both")
+    with _log_errors():
+        rp = load_replay(db_path, match_id, reveal=reveal)
+    steps = list(rp.steps)
+    if not steps:
+        raise CommandError(f"match {match_id} has no action yet")
+    if round_index is not None:
+        steps = [s for s in steps if s.round == round_index]
+        if not steps:
+            last = rp.steps[-1].round
+            raise CommandError(f"match {match_id} has rounds 0 to {last}, not {round_index}")
+    if at is not None:
+        if at >= len(rp.steps):
+            raise CommandError(f"match {match_id} has actions 0 to {len(rp.steps) - 1}, not {at}")
+        steps = [rp.steps[at]]
+    wrote = False
+    if svg_path is not None:
+        from analysis.replay.svg import position_svg
+
+        _write(svg_path, position_svg(rp, steps[-1]))
+        wrote = True
+    if html_path is not None:
+        from analysis.replay.html import match_page
+
+        _write(html_path, match_page(rp))
+        wrote = True
+    if wrote:
+        return
+    if fmt == "json":
+        for step in steps:
+            click.echo(json.dumps({"match_id": rp.info.match_id, **step.to_json()}))
+        return
+    from analysis.replay.text import replay_text
+
+    click.echo(replay_text(rp, steps, tally=tally, at=at is not None))

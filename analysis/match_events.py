@@ -1,0 +1,150 @@
+"""The event-log rows of a match played in-process, shaped as the service logs them.
+
+Benchmarks and tests need logs of many matches without running a server
+for each; `EventRecorder` applies actions through the engine and writes the
+same events `service/hub.py` writes for the same actions (match_created,
+round_dealt, action, round_ended with the hands left, match_ended), so the
+readers see no difference. A test checks it against a real service's log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from service.engine import Deal, Match, Move, Phase, make_bot, view
+from service.engine.rules import RULES_VERSION
+from service.storage import LogEvent
+
+
+class EventRecorder:
+    """A `Match` whose every deal and action is also kept as log events."""
+
+    def __init__(
+        self,
+        match_id: str,
+        seats: int,
+        *,
+        seed: int | None = None,
+        target: int | None = None,
+        deal: Deal | None = None,
+        variant: str = "american",
+        round_limit: int | None = None,
+        **settings: Any,
+    ) -> None:
+        self.match_id = match_id
+        self.match = Match(
+            seats,
+            seed=seed,
+            target=target,
+            auto_deal=False,
+            variant=variant,
+            round_limit=round_limit,
+        )
+        # The service's American matches without a limit name neither setting.
+        if variant != "american":
+            settings["variant"] = variant
+        if round_limit is not None:
+            settings["round_limit"] = round_limit
+        self.events: list[LogEvent] = [
+            LogEvent.match_created(
+                match_id,
+                seats=seats,
+                target=self.match.target,
+                seed=seed,
+                rules_version=RULES_VERSION,
+                **settings,
+            )
+        ]
+        self.deal(deal)
+
+    def deal(self, deal: Deal | None = None) -> None:
+        """Deal the next round (from the seed, or the explicit `deal`) and log it."""
+        match = self.match
+        match.deal(deal)
+        log = match.history[-1]
+        event = LogEvent.round_dealt(
+            self.match_id,
+            len(self.events),
+            round=match.round_index,
+            hands=[[str(t) for t in h] for h in log.deal.hands],
+            boneyard=[str(t) for t in log.deal.boneyard],
+            leader=log.deal.leader,
+            leader_choice=log.leader_choice.value,
+        )
+        assert event.detail is not None
+        dealt_by = "request" if deal is not None else "seed"
+        self.events.append(replace(event, detail={**event.detail, "dealt_by": dealt_by}))
+
+    def apply(self, move: Move | str) -> None:
+        """Apply one action for the seat to play and log it (and any round or match end)."""
+        match = self.match
+        if isinstance(move, str):
+            move = Move.parse(move)
+        round_index = match.round_index
+        action_index = len(match.history[-1].actions)
+        result = match.apply(move)
+        self.events.append(
+            LogEvent.action(
+                self.match_id,
+                len(self.events),
+                round=round_index,
+                action_index=action_index,
+                seat=result.seat,
+                move=str(result.move),
+                drawn=None if result.drawn is None else str(result.drawn),
+                points=result.points,
+                ends_sum=result.ends_sum,
+            )
+        )
+        end = result.round_end
+        if end is not None:
+            event = LogEvent.round_ended(
+                self.match_id,
+                len(self.events),
+                round=round_index,
+                end=end.kind.value,
+                finisher=end.finisher,
+                pips=end.pips,
+                deductions=end.deductions,
+                scores=end.scores,
+            )
+            assert event.detail is not None
+            hands = [[str(t) for t in match.hand(s)] for s in range(match.seats)]
+            self.events.append(replace(event, detail={**event.detail, "hands": hands}))
+        if match.phase is Phase.OVER:  # won, or ended at its round limit (winner None: a draw)
+            self.events.append(
+                LogEvent.match_ended(
+                    self.match_id,
+                    len(self.events),
+                    winner=match.winner,  # type: ignore[arg-type]
+                    scores=match.seat_scores(),
+                )
+            )
+
+
+def bot_match_events(
+    match_id: str,
+    seats: int,
+    seed: int,
+    bots: Sequence[str] = ("greedy", "random"),
+    *,
+    max_actions: int | None = None,
+    variant: str = "american",
+    round_limit: int | None = None,
+) -> list[LogEvent]:
+    """The log of one bot-played match; stopped after `max_actions` actions if given."""
+    recorder = EventRecorder(match_id, seats, seed=seed, variant=variant, round_limit=round_limit)
+    players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
+    match = recorder.match
+    actions = 0
+    while match.phase is not Phase.OVER:
+        if max_actions is not None and actions >= max_actions:
+            break
+        if match.phase is Phase.AWAITING_DEAL:
+            recorder.deal()
+            continue
+        recorder.apply(players[match.turn].choose(view(match, match.turn)))
+        actions += 1
+    return recorder.events

@@ -1,0 +1,1 @@
+"""Finding and watching matches: the replay model, its text, SVG and HTML renderings."""

@@ -1,0 +1,39 @@
+"""What a replay needs from the rules engine, in one place: the variant's layout and moves.
+
+The engine knows the four ways of handling the Sniff (RULES.md §10): a
+`Layout` made for a variant scores its Sniff by the variant's rule for the
+orientation the move names (or the only one it allows), and a stub's
+outer end is counted but never open. A replay only names the variant.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from service.engine import Layout, Move, SniffError, variant_named
+
+Orientation = Literal["cross", "inline"]
+
+
+class UnknownVariant(ValueError):
+    """A match whose variant is not one of RULES.md §10's names."""
+
+
+def new_layout(variant: str) -> Layout:
+    """An empty layout playing by `variant`'s rules."""
+    try:
+        return Layout(variant_named(variant))
+    except SniffError as exc:
+        raise UnknownVariant(str(exc)) from None
+
+
+def parse_move(text: str) -> Move:
+    """A logged move in RECORD.md notation (with its orientation suffix, if any)."""
+    return Move.parse(text)
+
+
+def sniff_orientation(layout: Layout) -> Orientation | None:
+    """How the layout's Sniff lies, once there is one."""
+    if layout.rule is None:
+        return None
+    return "inline" if layout.rule.orientation.value == "inline" else "cross"

@@ -1,0 +1,163 @@
+"""Matches read from the event log, whether or not `sniff serve` holds the file.
+
+Every read goes through `analysis.logquery.query_log` (the Query RPC of a
+live service, or a read-only open of the file), with the SQL of
+queries.sql and bound values only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from analysis.logquery import query_log
+from analysis.replay.model import Replay, build_replay
+from analysis.sqlfiles import named_queries
+
+
+class MatchNotFound(LookupError):
+    """No match of that id in the log."""
+
+
+class BadTime(ValueError):
+    """Text that is neither a date nor an ISO timestamp."""
+
+
+def _sql(name: str) -> str:
+    return named_queries("analysis.replay", "queries.sql")[name]
+
+
+def read_match_events(
+    db_path: str | Path, match_id: str, *, reveal: bool = False
+) -> list[dict[str, Any]]:
+    """One match's events in order (queries.sql `match_events`); MatchNotFound if none."""
+    table, _ = query_log(db_path, _sql("match_events"), [match_id, reveal])
+    rows: list[dict[str, Any]] = table.to_pylist()
+    if not rows:
+        raise MatchNotFound(f"no match {match_id!r} in {db_path}")
+    return rows
+
+
+def load_replay(db_path: str | Path, match_id: str, *, reveal: bool = False) -> Replay:
+    """The replay of one match of the log."""
+    rows = read_match_events(db_path, match_id, reveal=reveal)
+    return build_replay(match_id, rows, reveal=reveal)
+
+
+# -- listing matches --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFilter:
+    """What `sniff matches` keeps; None means no condition."""
+
+    seats: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    """Exclusive upper bound."""
+    finished: bool | None = None
+    winner: int | None = None
+    limit: int | None = None
+
+    @property
+    def on_result(self) -> bool:
+        """True when the listing depends on how matches ended (finished, winner)."""
+        return self.finished is not None or self.winner is not None
+
+    def params(self) -> list[Any]:
+        """The values of queries.sql's list_matches."""
+        since = None if self.since is None else self.since.isoformat()
+        until = None if self.until is None else self.until.isoformat()
+        return [self.seats, since, until, self.finished, self.winner, self.limit]
+
+    def recent_params(self) -> list[Any]:
+        """The values of queries.sql's recent_matches (no condition on the result)."""
+        seats, since, until, _, _, limit = self.params()
+        return [seats, since, until, limit]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    match_id: str
+    seats: int
+    variant: str
+    """The variant when the log records one, else its rules version."""
+    created_at: datetime | None
+    rounds: int
+    finished: bool
+    winner: int | None
+    scores: tuple[int, ...] | None
+
+    @property
+    def winners(self) -> str:
+        """The winning seat, both partners' seats with four ('0+2'), or '' (none yet, a draw)."""
+        if self.winner is None:
+            return ""
+        if self.seats == 4:
+            first = self.winner % 2
+            return f"{first}+{first + 2}"
+        return str(self.winner)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "match_id": self.match_id,
+            "seats": self.seats,
+            "variant": self.variant,
+            "created_at": None if self.created_at is None else self.created_at.isoformat(),
+            "rounds": self.rounds,
+            "finished": self.finished,
+            "winner": self.winner,
+            "scores": None if self.scores is None else list(self.scores),
+        }
+
+
+def list_matches(db_path: str | Path, where: MatchFilter) -> list[MatchRow]:
+    """The log's matches that pass `where`, newest first.
+
+    Without a condition on the result, the cheaper queries.sql
+    `recent_matches` answers; with one, `list_matches` over the matches view.
+    """
+    if where.on_result:
+        table, _ = query_log(db_path, _sql("list_matches"), where.params())
+    else:
+        table, _ = query_log(db_path, _sql("recent_matches"), where.recent_params())
+    return [_match_row(r) for r in table.to_pylist()]
+
+
+def _match_row(r: dict[str, Any]) -> MatchRow:
+    scores = r.get("scores")
+    return MatchRow(
+        match_id=r["match_id"],
+        seats=r["seats"],
+        variant=r.get("variant") or r.get("logged_variant") or r.get("rules_version") or "",
+        created_at=r.get("created_at"),
+        rounds=int(r.get("rounds") or 0),
+        finished=bool(r["finished"]),
+        winner=r.get("winner"),
+        scores=None if scores is None else tuple(scores),
+    )
+
+
+def parse_time(text: str, *, end_of_day: bool = False) -> datetime:
+    """A date (YYYY-MM-DD) or an ISO timestamp; without a zone, UTC.
+
+    With `end_of_day`, a bare date means the start of the next day, so that
+    `--until 2025-05-01` keeps the whole of that day.
+    """
+    text = text.strip()
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        day = None
+    if day is not None and len(text) <= 10:
+        moment = datetime.combine(day, time(0), tzinfo=UTC)
+        return moment + timedelta(days=1) if end_of_day else moment
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadTime(
+            f"{text!r} is not a date (2025-05-01) or an ISO timestamp (2025-05-01T14:30:00)"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -1,0 +1,208 @@
+"""How fast `sniff matches` and `sniff replay` answer from a large event log.
+
+Builds (once, cached under the temp dir, keyed by the schema and this
+script's version) a log of --matches bot-played matches: a pool of distinct
+matches played in-process with the engine, logged through the storage
+API's own Arrow schema, then copied in bulk by DuckDB under fresh match ids
+and times. Then, from the file with no service running, it times:
+
+- in-process: the command's work (the query through analysis.logquery, the
+  replay or the listing, the rendering), median of --runs;
+- as a subprocess: the whole `sniff ...` command, start-up included.
+
+Each is measured on the log as the storage package makes it today, and on
+a copy with an index on events (match_id), which is what lets DuckDB find
+one match without scanning the log (see the report at the end).
+
+    .venv/bin/python scripts/bench_replay.py             # 100,000 matches
+    .venv/bin/python scripts/bench_replay.py --quick     # 1,000 matches, a smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import duckdb
+
+from analysis.match_events import bot_match_events
+from analysis.replay.source import MatchFilter, list_matches, load_replay
+from analysis.replay.text import replay_text
+from service.storage import SCHEMA_VERSION, EventLog
+from service.storage.events import to_arrow
+
+BENCH_VERSION = 1
+"""Bump when the way the log is built changes, so a stale cache is not reused."""
+TARGET_S = 0.3
+INDEX_SQL = "CREATE INDEX IF NOT EXISTS events_match_id ON events_all (match_id)"
+BULK_SQL = """
+INSERT INTO events_all
+SELECT
+    substr(md5(p.match_id || ':' || CAST(r.k AS VARCHAR)), 1, 16),
+    p.seq, p.kind, p.round, p.action_index, p.seat, p.move, p.drawn,
+    p.points, p.ends_sum, CAST(p.detail AS JSON),
+    TIMESTAMPTZ '2025-01-01 00:00:00+00'
+        + to_minutes(CAST(r.k * ? + p.pool_index AS BIGINT))
+        + to_seconds(CAST(p.seq AS BIGINT))
+FROM pool AS p, range(?) AS r(k)
+"""
+
+SETTINGS_SQL = """
+INSERT INTO match_settings_all
+SELECT match_id, CAST(detail ->> '$.seats' AS SMALLINT), CAST(detail ->> '$.target' AS INTEGER),
+       CAST(detail ->> '$.seed' AS HUGEINT), detail ->> '$.rules_version', logged_at
+FROM events_all WHERE kind = 'match_created'
+"""
+
+
+def build_log(path: Path, matches: int, pool_size: int) -> None:
+    """Play the pool, then copy it into a fresh log `matches // pool_size` times."""
+    started = time.perf_counter()
+    pool_size = min(pool_size, matches)
+    events = []
+    bots = (("greedy", "random"), ("greedy",), ("random", "greedy"))
+    for i in range(pool_size):
+        seats = (2, 3, 4)[i % 3]
+        events += bot_match_events(f"pool{i}", seats, 1_000 + i, bots[i % len(bots)])
+    played = time.perf_counter()
+    table = to_arrow(events)
+    index = {f"pool{i}": i for i in range(pool_size)}
+    import pyarrow as pa
+
+    table = table.append_column(
+        "pool_index", pa.array([index[m] for m in table.column("match_id").to_pylist()], pa.int64())
+    )
+    tmp = path.with_suffix(".building")
+    for leftover in (tmp, Path(f"{tmp}.wal")):
+        leftover.unlink(missing_ok=True)
+    EventLog(tmp).close()  # the storage package's own schema
+    con = duckdb.connect(str(tmp))
+    con.register("pool", table)
+    con.execute(BULK_SQL, [pool_size, matches // pool_size])
+    con.execute(SETTINGS_SQL)
+    con.execute("CHECKPOINT")
+    rows = con.execute("SELECT count(*) FROM events_all").fetchall()[0][0]
+    con.close()
+    os.replace(tmp, path)
+    print(
+        f"built {path.name}: {matches:,} matches, {rows:,} events; played the pool of"
+        f" {pool_size:,} in {played - started:.1f} s, bulk copy in"
+        f" {time.perf_counter() - played:.1f} s, {path.stat().st_size / 1e6:,.0f} MB"
+    )
+
+
+def cached_logs(matches: int, pool_size: int) -> tuple[Path, Path]:
+    """The plain log and an indexed copy, built on first use."""
+    key = hashlib.sha256(f"{SCHEMA_VERSION}:{BENCH_VERSION}:{matches}:{pool_size}".encode())
+    directory = Path(tempfile.gettempdir()) / "sniff-bench-replay"
+    directory.mkdir(exist_ok=True)
+    stem = f"log-{matches}-{key.hexdigest()[:12]}"
+    plain, indexed = directory / f"{stem}.duckdb", directory / f"{stem}-indexed.duckdb"
+    if not plain.exists():
+        build_log(plain, matches, pool_size)
+    if not indexed.exists():
+        began = time.perf_counter()
+        tmp = indexed.with_suffix(".building")
+        shutil.copyfile(plain, tmp)
+        con = duckdb.connect(str(tmp))
+        con.execute(INDEX_SQL)
+        con.execute("CHECKPOINT")
+        con.close()
+        os.replace(tmp, indexed)
+        print(f"indexed copy made in {time.perf_counter() - began:.1f} s")
+    return plain, indexed
+
+
+def median_time(work: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds (this process, all its threads) of `work`."""
+    times, cpu = [], []
+    for _ in range(runs):
+        began, cpu_began = time.perf_counter(), time.process_time()
+        work()
+        times.append(time.perf_counter() - began)
+        cpu.append(time.process_time() - cpu_began)
+    return statistics.median(times), statistics.median(cpu)
+
+
+def sniff(*args: str) -> None:
+    command = [str(Path(sys.executable).parent / "sniff"), *args]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--pool", type=int, default=1_000, help="distinct matches played")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="1,000 matches, one run")
+    args = parser.parse_args()
+    if args.quick:
+        args.matches, args.pool, args.runs = 1_000, 100, 1
+    plain, indexed = cached_logs(args.matches, args.pool)
+    rng = random.Random(7)
+    con = duckdb.connect(str(plain), read_only=True)
+    ids = [
+        r[0] for r in con.execute("SELECT match_id FROM matches USING SAMPLE 20 ROWS").fetchall()
+    ]
+    con.close()
+    print(f"log: {args.matches:,} matches; medians of {args.runs} runs; target < {TARGET_S} s\n")
+    print(f"{'log':<22}{'what':<40}{'in-process s':>13}{'(cpu s)':>9}{'subprocess s':>14}")
+    worst = 0.0
+    for label, path in (("as stored today", plain), ("with match_id index", indexed)):
+        db = str(path)
+        match_id = rng.choice(ids)
+        cases: list[tuple[str, Callable[[], object], tuple[str, ...]]] = [
+            (
+                "sniff matches (newest 50)",
+                lambda db=db: list_matches(db, MatchFilter(limit=50)),
+                ("matches", "--db", db),
+            ),
+            (
+                "sniff matches --seats 3 --finished",
+                lambda db=db: list_matches(db, MatchFilter(seats=3, finished=True, limit=50)),
+                ("matches", "--db", db, "--seats", "3", "--finished"),
+            ),
+            (
+                "sniff replay MATCH (text, whole match)",
+                lambda db=db, m=match_id: replay_text((rp := load_replay(db, m)), rp.steps),
+                ("replay", match_id, "--db", db),
+            ),
+            (
+                "sniff replay MATCH --format json",
+                lambda db=db, m=match_id: [s.to_json() for s in load_replay(db, m).steps],
+                ("replay", match_id, "--db", db, "--format", "json"),
+            ),
+        ]
+        for what, work, argv in cases:
+            inproc, cpu = median_time(work, args.runs)
+            sub, _ = median_time(lambda argv=argv: sniff(*argv), args.runs)
+            if label != "as stored today":
+                worst = max(worst, inproc)
+            print(f"{label:<22}{what:<40}{inproc:>13.3f}{cpu:>9.3f}{sub:>14.3f}")
+    print(
+        f"\nwith the index, the slowest command's own work: {worst:.3f} s"
+        f" ({'within' if worst < TARGET_S else 'OVER'} the {TARGET_S} s target)"
+    )
+    print(
+        "subprocess times include starting Python and importing DuckDB and pyarrow"
+        " (see `python -X importtime`); cpu s counts every thread of this process,"
+        " the figure to compare on a busy machine."
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""In-process match logs (analysis.match_events) are the events the service logs."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+from analysis.match_events import EventRecorder, bot_match_events
+from service.engine import Phase
+from service.storage import open_readonly
+from tests.service_helpers import create, play_to_end, serving
+
+
+def test_recorder_writes_what_the_service_logs_for_the_same_seed_and_moves(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "log.duckdb"
+    with serving(db) as service:
+        created = create(service.stub, 3, seed=77)
+        play_to_end(service.stub, created, random.Random(5))
+    with open_readonly(db) as reader:
+        logged = reader.events_for(created.match_id)
+    recorder = EventRecorder(created.match_id, 3, seed=77)
+    for event in logged:
+        if event.kind == "round_dealt" and event.round:
+            recorder.deal()
+        elif event.kind == "action":
+            assert event.move is not None
+            recorder.apply(event.move)
+    assert recorder.match.phase is Phase.OVER
+    first = logged[0]
+    assert first.detail is not None
+    service_detail = {k: v for k, v in first.detail.items() if k != "token_sha256"}
+    assert [replace(first, detail=service_detail), *logged[1:]] == recorder.events
+
+
+def test_bot_match_events_stop_where_asked_and_number_every_event() -> None:
+    events = bot_match_events("m", 4, 3, max_actions=25)
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert sum(1 for e in events if e.kind == "action") == 25
+    assert all(e.kind != "match_ended" for e in events)
+    finished = bot_match_events("m", 2, 3)
+    assert finished[-1].kind == "match_ended"
