@@ -5,6 +5,8 @@ for each; `EventRecorder` applies actions through the engine and writes the
 same events `service/hub.py` writes for the same actions (match_created,
 round_dealt, action, round_ended with the hands left, match_ended), so the
 readers see no difference. A test checks it against a real service's log.
+Like the service's, its events are chained (docs/chain.md) under a chain
+secret, and its match commits to its seed and reveals it at the end.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from service.engine import Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
 from service.storage import LogEvent
+from service.storage.chain import GENESIS, MatchSecrets, seal
 
 
 class EventRecorder:
@@ -31,6 +34,7 @@ class EventRecorder:
         deal: Deal | None = None,
         variant: str = "american",
         round_limit: int | None = None,
+        secrets: MatchSecrets | None = None,
         **settings: Any,
     ) -> None:
         self.match_id = match_id
@@ -47,17 +51,25 @@ class EventRecorder:
             settings["variant"] = variant
         if round_limit is not None:
             settings["round_limit"] = round_limit
-        self.events: list[LogEvent] = [
+        self.secrets = MatchSecrets.new(self.match.seed) if secrets is None else secrets
+        self.events: list[LogEvent] = []
+        self._log(
             LogEvent.match_created(
                 match_id,
                 seats=seats,
                 target=self.match.target,
-                seed=seed,
+                seed=self.match.seed,
                 rules_version=RULES_VERSION,
                 **settings,
+                **self.secrets.created_detail(),
             )
-        ]
+        )
         self.deal(deal)
+
+    def _log(self, *events: LogEvent) -> None:
+        head = self.events[-1].hash if self.events else GENESIS
+        assert head is not None
+        self.events.extend(seal(events, head, self.secrets.chain_secret))
 
     def deal(self, deal: Deal | None = None) -> None:
         """Deal the next round (from the seed, or the explicit `deal`) and log it."""
@@ -75,7 +87,7 @@ class EventRecorder:
         )
         assert event.detail is not None
         dealt_by = "request" if deal is not None else "seed"
-        self.events.append(replace(event, detail={**event.detail, "dealt_by": dealt_by}))
+        self._log(replace(event, detail={**event.detail, "dealt_by": dealt_by}))
 
     def apply(self, move: Move | str) -> None:
         """Apply one action for the seat to play and log it (and any round or match end)."""
@@ -85,7 +97,7 @@ class EventRecorder:
         round_index = match.round_index
         action_index = len(match.history[-1].actions)
         result = match.apply(move)
-        self.events.append(
+        self._log(
             LogEvent.action(
                 self.match_id,
                 len(self.events),
@@ -112,14 +124,17 @@ class EventRecorder:
             )
             assert event.detail is not None
             hands = [[str(t) for t in match.hand(s)] for s in range(match.seats)]
-            self.events.append(replace(event, detail={**event.detail, "hands": hands}))
+            self._log(replace(event, detail={**event.detail, "hands": hands}))
         if match.phase is Phase.OVER:  # won, or ended at its round limit (winner None: a draw)
-            self.events.append(
+            self._log(
                 LogEvent.match_ended(
                     self.match_id,
                     len(self.events),
-                    winner=match.winner,  # type: ignore[arg-type]
+                    winner=match.winner,
                     scores=match.seat_scores(),
+                    rounds=len(match.history),
+                    ended_by="target" if match.history[-1].end is None else "round_limit",
+                    **self.secrets.revealed_detail(),
                 )
             )
 

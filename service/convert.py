@@ -22,8 +22,9 @@ from service.engine import (
     TileNotationError,
 )
 from service.engine.tiles import TILES
-from service.hub import OBSERVER, ApplyOutcome, Logged, winning_seats
+from service.hub import OBSERVER, ApplyOutcome, Logged, Proof, winning_seats
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from service.storage.chain import MatchSecrets
 
 _PHASES = {
     Phase.AWAITING_DEAL: pb.MATCH_PHASE_AWAITING_DEAL,
@@ -114,6 +115,24 @@ def round_end_pb(
     return msg
 
 
+def hex_of(data: bytes | None) -> str:
+    """Hashes, commitments and secrets travel as lowercase hex; '' when there is none."""
+    return "" if data is None else data.hex()
+
+
+def reveal_pb(secrets: MatchSecrets | None) -> pb.Reveal | None:
+    if secrets is None or secrets.seed is None:
+        return None
+    return pb.Reveal(
+        seed=secrets.seed, seed_salt=secrets.salt.hex(), chain_secret=secrets.chain_secret.hex()
+    )
+
+
+def _reveal_of_detail(d: dict[str, Any]) -> pb.Reveal | None:
+    """The reveal of a match_ended event's detail (none for a match begun before schema 3)."""
+    return reveal_pb(MatchSecrets.from_detail(d))
+
+
 def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
     result = outcome.result
     msg = pb.ApplyMoveResponse(
@@ -137,14 +156,18 @@ def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
                 winner=result.winner,
                 winning_seats=list(outcome.winning_seats),
                 scores=list(outcome.scores),
+                reveal=reveal_pb(outcome.revealed),
             )
         )
     if outcome.turn is not None:
         msg.turn = outcome.turn
+    msg.chain_head = hex_of(outcome.chain_head)
     return msg
 
 
-def state_pb(match_id: str, v: SeatView, choice: LeaderChoice | None) -> pb.MatchState:
+def state_pb(
+    match_id: str, v: SeatView, choice: LeaderChoice | None, proof: Proof
+) -> pb.MatchState:
     msg = pb.MatchState(
         name=name_of(match_id),
         match_id=match_id,
@@ -182,14 +205,22 @@ def state_pb(match_id: str, v: SeatView, choice: LeaderChoice | None) -> pb.Matc
         msg.pending_drawn_tile.CopyFrom(tile_pb(v.drawn))
     if v.winner is not None:
         msg.winner = v.winner
+    msg.seed_commitment = hex_of(proof.seed_commitment)
+    msg.chain_head = hex_of(proof.head)
+    msg.chain_head_sequence = proof.head_seq or 0
+    reveal = reveal_pb(proof.revealed)
+    if reveal is not None:
+        msg.reveal.CopyFrom(reveal)
     return msg
 
 
-def scores_pb(v: SeatView) -> pb.GetScoresResponse:
+def scores_pb(v: SeatView, proof: Proof) -> pb.GetScoresResponse:
     msg = pb.GetScoresResponse(scores=list(v.scores), target=v.target, over=v.winner is not None)
     if v.winner is not None:
         msg.winner = v.winner
         msg.winning_seats.extend(winning_seats(v.winner, v.seats))
+    msg.chain_head = hex_of(proof.head)
+    msg.chain_head_sequence = proof.head_seq or 0
     return msg
 
 
@@ -200,7 +231,12 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
     msg = pb.MatchEvent(sequence=e.seq)
     if e.kind == "match_created":
         msg.match_created.CopyFrom(
-            pb.MatchCreated(name=name_of(match_id), seat_count=d["seats"], target=d["target"])
+            pb.MatchCreated(
+                name=name_of(match_id),
+                seat_count=d["seats"],
+                target=d["target"],
+                seed_commitment=d.get("seed_commitment") or "",
+            )
         )
     elif e.kind == "round_dealt":
         hands = [[Tile.parse(t) for t in h] for h in d["hands"]]
@@ -216,6 +252,7 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
                 boneyard_tiles=tiles_pb(Tile.parse(t) for t in d["boneyard"])
                 if role == OBSERVER
                 else [],
+                explicit_deal=d.get("dealt_by") == "request",
             )
         )
     elif e.kind == "action":
@@ -249,9 +286,16 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
         winning = winning_seats(winner, len(d["scores"]))
         msg.match_ended.CopyFrom(
             pb.MatchEnded(
-                match_end=pb.MatchEnd(winner=winner, winning_seats=winning, scores=d["scores"])
+                match_end=pb.MatchEnd(
+                    winner=winner,
+                    winning_seats=winning,
+                    scores=d["scores"],
+                    reveal=_reveal_of_detail(d),
+                )
             )
         )
+    if e.kind in ("round_ended", "match_ended"):
+        msg.chain_head = hex_of(e.hash)
     return msg
 
 

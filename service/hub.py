@@ -54,6 +54,7 @@ from service.errors import (
     RecoveryError,
     StaleMoveCount,
 )
+from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
 from service.storage.log import EventLog
 
@@ -98,6 +99,25 @@ class ApplyOutcome:
     scores: tuple[int, ...]
     winning_seats: tuple[int, ...]
     remaining_hands: tuple[tuple[Tile, ...], ...] | None
+    chain_head: bytes | None = None
+    """The hash of the last event this action wrote, when it ended a round or the match."""
+    revealed: MatchSecrets | None = None
+    """The match's secrets, revealed when this action ended the match."""
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """What a seat may hold to check the log later (docs/chain.md).
+
+    `head` is the chain's hash at the last round end or match end (never
+    mid-round) and `head_seq` the sequence number of that event; the seed
+    commitment is public from the start; the secrets once the match is over.
+    """
+
+    seed_commitment: bytes | None
+    head: bytes | None
+    head_seq: int | None
+    revealed: MatchSecrets | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +141,37 @@ class LiveMatch:
     """Called, without blocking, after new durable events are added (see `Hub.listen`)."""
     outcomes: list[tuple[int, str, ApplyOutcome]] = field(default_factory=list)
     """Per applied action, by move number: (seat, notation, outcome)."""
+    secrets: MatchSecrets | None = None
+    """Seed, salt and chain secret; None for a match begun before the chain existed."""
+
+    def seal(self, events: list[LogEvent]) -> list[LogEvent]:
+        """The events with their links in the match's hash chain (docs/chain.md).
+
+        A match begun before schema version 3 has no chain secret: its chain
+        goes on as the migration began it, without one (the legacy link).
+        """
+        previous = self.events[-1].event.hash if self.events else GENESIS
+        if previous is None:  # its log has an event with no hash: nothing to chain on to
+            return events
+        secret = None if self.secrets is None else self.secrets.chain_secret
+        return seal(events, previous, secret)
+
+    def proof(self) -> Proof:
+        head: Logged | None = next(
+            (
+                item
+                for item in reversed(self.events)
+                if item.event.kind in ("round_ended", "match_ended")
+            ),
+            None,
+        )
+        over = bool(self.events) and self.events[-1].event.kind == "match_ended"
+        return Proof(
+            None if self.secrets is None else self.secrets.commitment,
+            None if head is None else head.event.hash,
+            None if head is None else head.event.seq,
+            self.secrets if over else None,
+        )
 
     def role(self, token: str) -> int:
         """The seat a token belongs to, or OBSERVER; raise `MissingToken` for any other."""
@@ -142,6 +193,7 @@ class Created:
     seat_tokens: tuple[str, ...]
     observer_token: str
     match: Match
+    seed_commitment: bytes | None
 
 
 class Hub:
@@ -228,7 +280,8 @@ class Hub:
         seat_tokens = tuple(secrets.token_urlsafe(24) for _ in range(seats))
         observer = secrets.token_urlsafe(24)
         digests = tuple(_digest(t) for t in (*seat_tokens, observer))
-        live = LiveMatch(match_id, match, digests)
+        live = LiveMatch(match_id, match, digests, secrets=MatchSecrets.new(seed))
+        assert live.secrets is not None
         created = LogEvent.match_created(
             match_id,
             seats=seats,
@@ -236,14 +289,15 @@ class Hub:
             seed=seed,
             rules_version=RULES_VERSION,
             token_sha256=list(digests),
+            **live.secrets.created_detail(),
         )
-        events = [created, self._deal_event(live, 1, explicit)]
+        events = live.seal([created, self._deal_event(live, 1, explicit)])
         self.log.append(events)
         live.events.extend([Logged(e, 0) for e in events])
         with self._registry_lock:
             self._matches[match_id] = live
             self._in_play.add(match_id)
-        return Created(match_id, seat_tokens, observer, match)
+        return Created(match_id, seat_tokens, observer, match, live.secrets.commitment)
 
     def _deal_event(self, live: LiveMatch, seq: int, explicit: bool) -> LogEvent:
         log = live.match.history[-1]
@@ -269,7 +323,7 @@ class Hub:
         with live.lock:
             match = live.match
             match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
-            event = self._deal_event(live, len(live.events), deal is not None)
+            (event,) = live.seal([self._deal_event(live, len(live.events), deal is not None)])
             try:
                 self.log.append([event])
             except BaseException:
@@ -324,18 +378,31 @@ class Hub:
                 raise TileNotInHand(
                     f"tile {NAMES[move.tile]} is not in seat {seat}'s hand{where}"
                 ) from None
-            events = self._action_events(live, outcome)
+            events = live.seal(self._action_events(live, outcome))
             try:
                 self.log.append(events)
             except BaseException:
                 self._rebuild(live)
                 raise
             live.events.extend([Logged(e, outcome.move_count) for e in events])
+            outcome = self._with_head(live, outcome, events[-1])
             self._notify(live)
         if outcome.result.winner is not None:
             with self._registry_lock:
                 self._in_play.discard(match_id)
             self._retire(match_id)
+        return outcome
+
+    @staticmethod
+    def _with_head(live: LiveMatch, outcome: ApplyOutcome, last: LogEvent) -> ApplyOutcome:
+        """The outcome with the chain's head (and the reveal) when it ended a round or the match;
+        kept so that a retry gets it too."""
+        if last.kind not in ("round_ended", "match_ended"):
+            return outcome
+        revealed = live.secrets if last.kind == "match_ended" else None
+        outcome = replace(outcome, chain_head=last.hash, revealed=revealed)
+        seat, notation, _ = live.outcomes[-1]
+        live.outcomes[-1] = (seat, notation, outcome)
         return outcome
 
     @staticmethod
@@ -416,21 +483,31 @@ class Hub:
             hands = [[str(t) for t in h] for h in outcome.remaining_hands]
             events.append(replace(event, detail={**event.detail, "hands": hands}))
         if result.winner is not None:
+            match = live.match
+            reveal = (
+                {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
+            )
             events.append(
                 LogEvent.match_ended(
-                    live.match_id, seq + len(events), winner=result.winner, scores=outcome.scores
+                    live.match_id,
+                    seq + len(events),
+                    winner=result.winner,
+                    scores=outcome.scores,
+                    rounds=len(match.history),
+                    ended_by="target" if match.history[-1].end is None else "round_limit",
+                    **reveal,
                 )
             )
         return events
 
     # -- reading -----------------------------------------------------------
 
-    def state(self, match_id: str, token: str) -> tuple[SeatView, LeaderChoice | None]:
+    def state(self, match_id: str, token: str) -> tuple[SeatView, LeaderChoice | None, Proof]:
         live, role = self.authorize(match_id, token)
         with live.lock:
             match = live.match
             choice = match.history[-1].leader_choice if match.history else None
-            return view(match, None if role == OBSERVER else role), choice
+            return view(match, None if role == OBSERVER else role), choice, live.proof()
 
     @staticmethod
     def listen(live: LiveMatch, callback: Callable[[], None]) -> None:
@@ -503,6 +580,7 @@ class Hub:
         match = Match(d["seats"], seed=d["seed"], target=d["target"], auto_deal=False)
         live.match = match
         live.token_digests = tuple(d["token_sha256"])
+        live.secrets = MatchSecrets.from_detail(d)
         live.outcomes = []
         rebuilt: list[Logged] = []
         for event in events:
@@ -525,5 +603,7 @@ class Hub:
                     raise RecoveryError(
                         f"match {live.match_id}: event {event.seq} scores differently"
                     )
+            elif event.kind in ("round_ended", "match_ended") and live.outcomes:
+                self._with_head(live, live.outcomes[-1][2], event)
             rebuilt.append(Logged(event, match.move_count))
         live.events = rebuilt

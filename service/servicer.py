@@ -264,6 +264,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             leader=match.leader,
             leader_choice=convert._CHOICES[match.history[-1].leader_choice],
             turn=match.turn,
+            seed_commitment=convert.hex_of(created.seed_commitment),
         )
 
     @_unary
@@ -344,16 +345,16 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         self, request: pb.GetScoresRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetScoresResponse:
         bounds.match_token(request)
-        v, _ = await self._blocking(self.hub.state, request.match_id, request.token)
-        return convert.scores_pb(v)
+        v, _, proof = await self._blocking(self.hub.state, request.match_id, request.token)
+        return convert.scores_pb(v, proof)
 
     @_unary
     async def GetState(
         self, request: pb.GetStateRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetStateResponse:
         bounds.match_token(request)
-        v, choice = await self._blocking(self.hub.state, request.match_id, request.token)
-        return pb.GetStateResponse(state=convert.state_pb(request.match_id, v, choice))
+        v, choice, proof = await self._blocking(self.hub.state, request.match_id, request.token)
+        return pb.GetStateResponse(state=convert.state_pb(request.match_id, v, choice, proof))
 
     # -- streams --
 

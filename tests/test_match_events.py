@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from pathlib import Path
 
 from analysis.match_events import EventRecorder, bot_match_events
 from service.engine import Phase
 from service.storage import open_readonly
+from service.storage.chain import MatchSecrets
 from tests.service_helpers import create, play_to_end, serving
 
 
@@ -21,7 +21,15 @@ def test_recorder_writes_what_the_service_logs_for_the_same_seed_and_moves(
         play_to_end(service.stub, created, random.Random(5))
     with open_readonly(db) as reader:
         logged = reader.events_for(created.match_id)
-    recorder = EventRecorder(created.match_id, 3, seed=77)
+    first = logged[0]
+    assert first.detail is not None
+    recorder = EventRecorder(
+        created.match_id,
+        3,
+        seed=77,
+        secrets=MatchSecrets.from_detail(first.detail),
+        token_sha256=first.detail["token_sha256"],
+    )
     for event in logged:
         if event.kind == "round_dealt" and event.round:
             recorder.deal()
@@ -29,10 +37,9 @@ def test_recorder_writes_what_the_service_logs_for_the_same_seed_and_moves(
             assert event.move is not None
             recorder.apply(event.move)
     assert recorder.match.phase is Phase.OVER
-    first = logged[0]
-    assert first.detail is not None
-    service_detail = {k: v for k, v in first.detail.items() if k != "token_sha256"}
-    assert [replace(first, detail=service_detail), *logged[1:]] == recorder.events
+    assert logged == recorder.events
+    assert [e.hash for e in logged] == [e.hash for e in recorder.events]  # the same chain
+    assert all(e.hash is not None for e in logged)
 
 
 def test_bot_match_events_stop_where_asked_and_number_every_event() -> None:

@@ -42,7 +42,7 @@ def log(db: Path) -> Iterator[EventLog]:
 
 def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
     with EventLog(db) as log:
-        assert log.schema_version() == SCHEMA_VERSION == 2
+        assert log.schema_version() == SCHEMA_VERSION == 3
         assert log.opening.version_found is None
         views = log.query(
             "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name"
@@ -54,14 +54,21 @@ def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
             "deals_all",
             "events",
             "match_ends",
+            "match_seats",
             "matches",
             "matches_all",
             "round_ends",
+            "rounds",
         ]
         tables = log.query(
             "SELECT table_name FROM duckdb_tables() WHERE NOT internal ORDER BY table_name"
         ).column("table_name")
-        assert tables.to_pylist() == ["events_all", "match_settings_all", "schema_version"]
+        assert tables.to_pylist() == [
+            "events_all",
+            "match_results_all",
+            "match_settings_all",
+            "schema_version",
+        ]
     assert db.exists()
 
 

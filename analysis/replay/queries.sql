@@ -2,69 +2,18 @@
 -- Parameters are positional ($1, $2, ...): the service's Query RPC binds a
 -- list of values, and the offline reader binds the same list.
 
--- name: recent_matches
--- The newest matches with no condition on their result: what `sniff matches`
--- asks for most. Parameters: $1 seats (or NULL), $2 since, $3 until (ISO text,
--- or NULL), $4 limit (or NULL for all). Same columns as list_matches.
---
--- It reads the events table rather than the matches view: the view joins
--- every match's creation to its end before anything can be left out (about
--- three times the work on 100,000 matches), while the newest N creations
--- are found first here, and only their deals and ends are looked up, in one
--- pass. The detail paths are those of the views in schema.sql.
-WITH recent AS (
-    SELECT match_id, logged_at AS created_at, detail
-    FROM events_all
-    WHERE kind = 'match_created'
-      AND ($1 IS NULL OR CAST(detail ->> '$.seats' AS INTEGER) = $1)
-      AND ($2 IS NULL OR logged_at >= CAST($2 AS TIMESTAMPTZ))
-      AND ($3 IS NULL OR logged_at < CAST($3 AS TIMESTAMPTZ))
-    ORDER BY logged_at DESC, match_id
-    LIMIT $4
-),
-later AS (
-    SELECT
-        match_id,
-        count(*) FILTER (WHERE kind = 'round_dealt')           AS rounds,
-        any_value(detail) FILTER (WHERE kind = 'match_ended')   AS ended
-    FROM events_all
-    WHERE kind IN ('round_dealt', 'match_ended')
-      AND match_id IN (SELECT match_id FROM recent)
-    GROUP BY match_id
-)
-SELECT
-    recent.match_id,
-    CAST(recent.detail ->> '$.seats' AS INTEGER)       AS seats,
-    recent.detail ->> '$.variant'                      AS variant,
-    recent.detail ->> '$.rules_version'                AS rules_version,
-    recent.created_at,
-    later.ended IS NOT NULL                            AS finished,
-    CAST(later.ended ->> '$.winner' AS INTEGER)        AS winner,
-    CAST(later.ended -> '$.scores' AS INTEGER[])       AS scores,
-    coalesce(later.rounds, 0)                          AS rounds
-FROM recent
-LEFT JOIN later USING (match_id)
-ORDER BY recent.created_at DESC, recent.match_id;
-
 -- name: list_matches
--- One row per match, newest first, for listings that filter on the result. Parameters:
+-- One row per match, newest first. Parameters:
 --   $1 seats (or NULL), $2 since, $3 until (ISO text, or NULL; since <= created < until),
 --   $4 finished (true/false, or NULL), $5 winner seat (or NULL; with partners
 --   either partner's seat matches), $6 limit (or NULL for all).
--- COLUMNS(...) takes `variant` once the matches view has it, and
--- `rules_version` while it has it, without naming a column that is missing;
--- until then the variant is read from the creation's detail, as
--- recent_matches does.
+--
+-- The matches view reads two typed tables (settings and results, one row
+-- per match), so neither the listing nor a condition on the result reads
+-- any event. Only the rounds of listed matches still in play are counted
+-- from their events, by match id (the index on events_all (match_id)).
 WITH listed AS (
-    SELECT
-        match_id,
-        seats,
-        COLUMNS(lambda c: c IN ('variant', 'rules_version')),
-        detail                                           AS created_detail,
-        created_at,
-        finished,
-        winner,
-        scores
+    SELECT match_id, seats, variant, rules_version, created_at, finished, winner, scores, rounds
     FROM matches
     WHERE ($1 IS NULL OR seats = $1)
       AND ($2 IS NULL OR created_at >= CAST($2 AS TIMESTAMPTZ))
@@ -74,18 +23,17 @@ WITH listed AS (
     ORDER BY created_at DESC, match_id
     LIMIT $6
 ),
-rounds AS (
-    SELECT match_id, count(*) AS rounds
-    FROM deals
-    WHERE match_id IN (SELECT match_id FROM listed)
+in_play AS (
+    SELECT match_id, count(*) FILTER (WHERE kind = 'round_dealt') AS rounds
+    FROM events_all
+    WHERE match_id IN (SELECT match_id FROM listed WHERE NOT finished)
     GROUP BY match_id
 )
 SELECT
-    listed.* EXCLUDE (created_detail),
-    listed.created_detail ->> '$.variant'   AS logged_variant,
-    coalesce(rounds.rounds, 0)              AS rounds
+    listed.* EXCLUDE (rounds),
+    coalesce(listed.rounds, in_play.rounds, 0)   AS rounds
 FROM listed
-LEFT JOIN rounds USING (match_id)
+LEFT JOIN in_play USING (match_id)
 ORDER BY created_at DESC, match_id;
 
 -- name: match_events
@@ -94,8 +42,8 @@ ORDER BY created_at DESC, match_id;
 -- Parameters: $1 match_id, $2 reveal (true to return drawn tiles and deals).
 --
 -- The table is read with one filter, match_id = $1, and nothing else: DuckDB
--- answers such a scan from an index on events (match_id) when the log has
--- one, but turns back to a full scan as soon as the scan carries a second
+-- answers such a scan from the index on events_all (match_id) (schema
+-- version 3 has it), but turns back to a full scan as soon as the scan carries a second
 -- filter (the views' kind = '...' is one), so the views cannot be used here.
 -- Hidden tiles (what a draw took, the deals) leave the log only when asked
 -- for and only for a finished match: while a match is in play they stay

@@ -72,11 +72,6 @@ class MatchFilter:
         until = None if self.until is None else self.until.isoformat()
         return [self.seats, since, until, self.finished, self.winner, self.limit]
 
-    def recent_params(self) -> list[Any]:
-        """The values of queries.sql's recent_matches (no condition on the result)."""
-        seats, since, until, _, _, limit = self.params()
-        return [seats, since, until, limit]
-
 
 @dataclass(frozen=True, slots=True)
 class MatchRow:
@@ -114,15 +109,8 @@ class MatchRow:
 
 
 def list_matches(db_path: str | Path, where: MatchFilter) -> list[MatchRow]:
-    """The log's matches that pass `where`, newest first.
-
-    Without a condition on the result, the cheaper queries.sql
-    `recent_matches` answers; with one, `list_matches` over the matches view.
-    """
-    if where.on_result:
-        table, _ = query_log(db_path, _sql("list_matches"), where.params())
-    else:
-        table, _ = query_log(db_path, _sql("recent_matches"), where.recent_params())
+    """The log's matches that pass `where`, newest first (queries.sql `list_matches`)."""
+    table, _ = query_log(db_path, _sql("list_matches"), where.params())
     return [_match_row(r) for r in table.to_pylist()]
 
 
@@ -131,7 +119,7 @@ def _match_row(r: dict[str, Any]) -> MatchRow:
     return MatchRow(
         match_id=r["match_id"],
         seats=r["seats"],
-        variant=r.get("variant") or r.get("logged_variant") or r.get("rules_version") or "",
+        variant=r.get("variant") or r.get("rules_version") or "",
         created_at=r.get("created_at"),
         rounds=int(r.get("rounds") or 0),
         finished=bool(r["finished"]),

@@ -46,7 +46,12 @@ SETTINGS_RANGES: Final[dict[str, tuple[int, int]]] = {
     "seats": (-(2**15), 2**15 - 1),
     "target": (-(2**31), 2**31 - 1),
     "seed": (-(2**127), 2**127 - 1),
+    "round_limit": (-(2**31), 2**31 - 1),
 }
+
+SOURCES: Final = frozenset({"served", "imported", "simulated"})
+"""Where a match comes from (match_settings_all.source): played through the
+service, loaded from a record file by `sniff import`, or played by a simulation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,9 @@ class LogEvent:
     match-level events. `logged_at` is filled in by the log (the commit's
     time) and is left out of equality, so an event read back equals the one
     appended; give it only to import events with their original times.
+    `hash` is the event's link in the match's hash chain (chain.py), given by
+    whoever writes the event (the hub, an import, a migration); it is left
+    out of equality too, so two events compare by what happened.
     """
 
     match_id: str
@@ -72,6 +80,8 @@ class LogEvent:
     points: int | None = None
     ends_sum: int | None = None
     detail: Mapping[str, Any] | None = field(default=None, hash=False)
+    hash: bytes | None = field(default=None, compare=False)
+    """The event's link in its match's hash chain (chain.py); None if it has none."""
     logged_at: datetime | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -91,6 +101,8 @@ class LogEvent:
                 or not _INT32 <= value < -_INT32
             ):
                 raise ValueError(f"{name} must be a 32-bit int or None, not {value!r}")
+        if self.hash is not None and (not isinstance(self.hash, bytes) or len(self.hash) != 32):
+            raise ValueError(f"hash must be 32 bytes or None, not {self.hash!r}")
         if self.kind == "match_created" and self.detail is not None:
             _check_settings(self.detail)
 
@@ -191,10 +203,21 @@ class LogEvent:
 
     @classmethod
     def match_ended(
-        cls, match_id: str, seq: int, *, winner: int, scores: Sequence[int]
+        cls,
+        match_id: str,
+        seq: int,
+        *,
+        winner: int | None,
+        scores: Sequence[int],
+        **extra: Any,
     ) -> LogEvent:
-        """The last event of a finished match."""
-        detail = {"winner": winner, "scores": list(scores)}
+        """The last event of a finished match (`winner` None: drawn at the round limit).
+
+        `extra` holds the rest: `rounds` and `ended_by` (`target` or
+        `round_limit`), which the typed results table takes, and the reveal
+        of the seed, its salt and the chain secret (chain.MatchSecrets).
+        """
+        detail = {"winner": winner, "scores": list(scores), **extra}
         return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
 
 
@@ -206,9 +229,18 @@ def _check_settings(detail: Mapping[str, Any]) -> None:
             isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
         ):
             raise ValueError(f"{key} must be an int from {low} to {high} or None, not {value!r}")
-    version = detail.get("rules_version")
-    if version is not None and not isinstance(version, str):
-        raise ValueError(f"rules_version must be a string or None, not {version!r}")
+    for key in ("rules_version", "variant", "run_id", "seed_commitment"):
+        value = detail.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{key} must be a string or None, not {value!r}")
+    players = detail.get("players")
+    if players is not None and not (
+        isinstance(players, list | tuple) and all(isinstance(p, str) for p in players)
+    ):
+        raise ValueError(f"players must be a list of names or None, not {players!r}")
+    source = detail.get("source")
+    if source is not None and source not in SOURCES:
+        raise ValueError(f"source must be one of {sorted(SOURCES)} or None, not {source!r}")
 
 
 # Column order of `events_all` as the Arrow batches carry it (logged_at last).
@@ -225,6 +257,7 @@ ARROW_SCHEMA: Final = pa.schema(
         pa.field("points", pa.int32()),
         pa.field("ends_sum", pa.int32()),
         pa.field("detail", pa.string()),
+        pa.field("hash", pa.binary()),
         pa.field("logged_at", pa.timestamp("us", tz="UTC")),
     ]
 )
@@ -252,11 +285,18 @@ EventRow: TypeAlias = tuple[
     int | None,  # points
     int | None,  # ends_sum
     str | None,  # detail, as JSON text
+    bytes | None,  # hash
     datetime | None,  # logged_at
 ]
 """One event as the values of an `events` row, in `COLUMNS` order."""
 
 COLUMNS: Final[tuple[str, ...]] = tuple(ARROW_SCHEMA.names)
+DETAIL: Final = 10
+"""The index of `detail` in an EventRow."""
+HASH: Final = 11
+"""The index of `hash` in an EventRow."""
+assert COLUMNS[DETAIL] == "detail"
+assert COLUMNS[HASH] == "hash"
 
 
 def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
@@ -280,6 +320,7 @@ def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
             e.points,
             e.ends_sum,
             _dump_detail(e.detail),
+            e.hash,
             e.logged_at,
         )
         for e in events
@@ -297,11 +338,14 @@ def _check_storable(row: EventRow) -> None:
     for i in _INT_INDEXES:
         value = row[i]
         if value is not None and not _INT32 <= value < -_INT32:  # type: ignore[operator]
-            raise ValueError(f"{ARROW_SCHEMA.names[i]} {value} does not fit an INTEGER column")
+            raise ValueError(f"{ARROW_SCHEMA.names[i]} {value!r} does not fit an INTEGER column")
     for i in _TEXT_INDEXES:
         text = row[i]
         if isinstance(text, str) and not text.isascii():
             text.encode()  # UnicodeEncodeError (a ValueError) for a lone surrogate
+
+
+# -- the typed per-match tables --------------------------------------------------
 
 
 SettingsRow: TypeAlias = tuple[
@@ -311,6 +355,14 @@ SettingsRow: TypeAlias = tuple[
     int | None,  # seed
     str | None,  # rules_version
     datetime,  # created_at
+    str,  # variant
+    int | None,  # round_limit
+    list[str] | None,  # players
+    str,  # source
+    str | None,  # run_id
+    bool,  # explicit_deals (of the first deal; later ones mark it at load)
+    str | None,  # seed_commitment (hex)
+    str | None,  # detail (the match_created detail, JSON text)
 ]
 """One `match_settings_all` row, in `SETTINGS_SCHEMA` order."""
 
@@ -322,8 +374,30 @@ SETTINGS_SCHEMA: Final = pa.schema(
         pa.field("seed", pa.string()),  # HUGEINT: Arrow has no 128-bit int; DuckDB casts
         pa.field("rules_version", pa.string()),
         pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("round_limit", pa.int32()),
+        pa.field("players", pa.list_(pa.string())),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("run_id", pa.string()),
+        pa.field("explicit_deals", pa.bool_(), nullable=False),
+        pa.field("seed_commitment", pa.string()),
+        pa.field("detail", pa.string()),
     ]
 )
+
+
+def _detail_of(row: EventRow) -> dict[str, Any]:
+    """A row's detail as a dict; {} when it has none or it is not a JSON object."""
+    text = row[DETAIL]
+    try:
+        detail = json.loads(text) if text is not None else {}
+    except ValueError:
+        detail = {}
+    return detail if isinstance(detail, dict) else {}
+
+
+def _text(value: object, default: str | None = None) -> str | None:
+    return value if isinstance(value, str) else default
 
 
 def settings_rows(rows: Iterable[EventRow]) -> list[SettingsRow]:
@@ -337,27 +411,46 @@ def settings_rows(rows: Iterable[EventRow]) -> list[SettingsRow]:
     for row in rows:
         if row[2] != "match_created" or row[1] != 0:
             continue
-        try:
-            detail = json.loads(row[10]) if row[10] is not None else {}
-        except ValueError:
-            detail = {}
-        if not isinstance(detail, dict):
-            detail = {}
+        detail = _detail_of(row)
         typed = {key: _fitting(detail.get(key), *SETTINGS_RANGES[key]) for key in SETTINGS_RANGES}
-        version = detail.get("rules_version")
-        created_at = row[11]
+        created_at = row[-1]
         assert created_at is not None, "rows are stamped before they are journaled"
+        players = detail.get("players")
+        source = detail.get("source")
         out.append(
             (
                 row[0],
                 typed["seats"],
                 typed["target"],
                 typed["seed"],
-                version if isinstance(version, str) else None,
+                _text(detail.get("rules_version")),
                 created_at,
+                _text(detail.get("variant"), "american") or "american",
+                typed["round_limit"],
+                list(players)
+                if isinstance(players, list) and all(isinstance(p, str) for p in players)
+                else None,
+                source if isinstance(source, str) and source in SOURCES else "served",
+                _text(detail.get("run_id")),
+                False,  # a load marks the matches it deals to explicitly (explicitly_dealt)
+                _text(detail.get("seed_commitment")),
+                row[DETAIL],
             )
         )
     return out
+
+
+def explicitly_dealt(rows: Iterable[EventRow]) -> list[str]:
+    """The matches that these rows deal a round to explicitly (not from the seed)."""
+    return sorted(
+        {
+            row[0]
+            for row in rows
+            if row[2] == "round_dealt"
+            and '"request"' in (row[DETAIL] or "")  # cheap test first: most deals are seeded
+            and _detail_of(row).get("dealt_by") == "request"
+        }
+    )
 
 
 def _fitting(value: object, low: int, high: int) -> int | None:
@@ -366,25 +459,82 @@ def _fitting(value: object, low: int, high: int) -> int | None:
     return None
 
 
+def _table(schema: pa.Schema, rows: Sequence[tuple[Any, ...]]) -> pa.Table:
+    columns: list[Sequence[object]] = (
+        list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    )
+    return pa.Table.from_arrays(
+        [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)],
+        schema=schema,
+    )
+
+
 def settings_to_arrow(rows: Sequence[SettingsRow]) -> pa.Table:
     """Settings rows as one Arrow table in `SETTINGS_SCHEMA` (seed as decimal text)."""
-    columns: list[Sequence[object]] = (
-        list(zip(*rows, strict=True)) if rows else [() for _ in SETTINGS_SCHEMA]
-    )
-    columns[3] = [None if seed is None else str(seed) for seed in columns[3]]
-    return pa.Table.from_arrays(
-        [pa.array(col, type=f.type) for col, f in zip(columns, SETTINGS_SCHEMA, strict=True)],
-        schema=SETTINGS_SCHEMA,
-    )
+    text_seeds = [(*r[:3], None if r[3] is None else str(r[3]), *r[4:]) for r in rows]
+    return _table(SETTINGS_SCHEMA, text_seeds)
+
+
+ResultRow: TypeAlias = tuple[
+    str,  # match_id
+    datetime,  # finished_at
+    int | None,  # winner
+    list[int] | None,  # scores
+    int | None,  # rounds
+    str | None,  # ended_by
+]
+"""One `match_results_all` row, in `RESULTS_SCHEMA` order."""
+
+RESULTS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("finished_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("winner", pa.int32()),
+        pa.field("scores", pa.list_(pa.int32())),
+        pa.field("rounds", pa.int32()),
+        pa.field("ended_by", pa.string()),
+    ]
+)
+
+ENDINGS: Final = frozenset({"target", "round_limit"})
+"""How a match ended (match_results_all.ended_by): a side reached the target,
+or the round limit's last round ended (RULES.md §8)."""
+
+
+def result_rows(rows: Iterable[EventRow]) -> list[ResultRow]:
+    """The match_results_all rows that these rows' match_ended events make (logged_at set)."""
+    out: list[ResultRow] = []
+    for row in rows:
+        if row[2] != "match_ended":
+            continue
+        detail = _detail_of(row)
+        finished_at = row[-1]
+        assert finished_at is not None, "rows are stamped before they are journaled"
+        scores = detail.get("scores")
+        ended_by = detail.get("ended_by")
+        out.append(
+            (
+                row[0],
+                finished_at,
+                _fitting(detail.get("winner"), _INT32, -_INT32 - 1),
+                list(scores)
+                if isinstance(scores, list)
+                and all(_fitting(s, _INT32, -_INT32 - 1) is not None for s in scores)
+                else None,
+                _fitting(detail.get("rounds"), _INT32, -_INT32 - 1),
+                ended_by if ended_by in ENDINGS else None,
+            )
+        )
+    return out
+
+
+def results_to_arrow(rows: Sequence[ResultRow]) -> pa.Table:
+    return _table(RESULTS_SCHEMA, rows)
 
 
 def rows_to_arrow(rows: Sequence[EventRow]) -> pa.Table:
     """Rows as one Arrow table, the fast way into DuckDB for large groups."""
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in COLUMNS]
-    return pa.Table.from_arrays(
-        [pa.array(col, type=f.type) for col, f in zip(columns, ARROW_SCHEMA, strict=True)],
-        schema=ARROW_SCHEMA,
-    )
+    return _table(ARROW_SCHEMA, rows)
 
 
 def to_arrow(events: Iterable[LogEvent]) -> pa.Table:
@@ -412,6 +562,7 @@ def from_row(row: Sequence[Any]) -> LogEvent:
         points,
         ends_sum,
         detail,
+        hash_,
         logged_at,
     ) = row
     return LogEvent(
@@ -426,5 +577,6 @@ def from_row(row: Sequence[Any]) -> LogEvent:
         points=points,
         ends_sum=ends_sum,
         detail=None if detail is None else json.loads(detail),
+        hash=None if hash_ is None else bytes(hash_),
         logged_at=None if logged_at is None else _EPOCH + timedelta(microseconds=logged_at),
     )

@@ -8,8 +8,9 @@ it, and loads the journal's backlog into DuckDB in large batches a few times
 a second; the journal is then emptied. After a crash, the events in the
 journal that DuckDB lacks are loaded when the log is next opened.
 
-One line a row: a JSON array of the `events_all` columns, `logged_at` as
-epoch microseconds. A torn last line (a crash mid-write) was never
+One line a row: a JSON array of the `events_all` columns, `hash` as hex
+text and `logged_at` as epoch microseconds (a line of a release before
+schema version 3 has no `hash`: it reads as None). A torn last line (a crash mid-write) was never
 acknowledged and is ignored. A write that fails (a full disk) is cut off
 again before the caller hears of it, so no partial line stays in the middle
 of the file: the next write truncates first if that cut failed too.
@@ -25,7 +26,7 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from .events import EventRow
+from .events import COLUMNS, HASH, EventRow
 from .files import PRIVATE
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -36,17 +37,27 @@ def journal_path(db_path: str | os.PathLike[str]) -> Path:
     return Path(f"{os.fspath(db_path)}.journal")
 
 
+_ROW_SIZE = len(COLUMNS)
+
+
 def _encode(row: EventRow) -> bytes:
     logged_at = row[-1]
     micros = None if logged_at is None else (logged_at - _EPOCH) // timedelta(microseconds=1)
-    return (json.dumps([*row[:-1], micros], separators=(",", ":")) + "\n").encode()
+    hash_ = row[HASH]
+    values = [*row[:HASH], None if hash_ is None else hash_.hex(), micros]
+    return (json.dumps(values, separators=(",", ":")) + "\n").encode()
 
 
 def _decode(line: bytes) -> EventRow:
     values = json.loads(line)
     micros = values[-1]
     logged_at = None if micros is None else _EPOCH + timedelta(microseconds=micros)
-    return (*values[:-1], logged_at)
+    if len(values) == _ROW_SIZE - 1:  # written before schema version 3: no hash
+        return (*values[:-1], None, logged_at)
+    if len(values) != _ROW_SIZE:
+        raise ValueError(f"a journal line holds {len(values)} values, not {_ROW_SIZE}")
+    hash_ = values[HASH]
+    return (*values[:HASH], None if hash_ is None else bytes.fromhex(hash_), logged_at)
 
 
 def read_journal(path: Path) -> list[EventRow]:

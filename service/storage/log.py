@@ -73,6 +73,9 @@ from .events import (
     COLUMNS,
     EventRow,
     LogEvent,
+    explicitly_dealt,
+    result_rows,
+    results_to_arrow,
     rows_to_arrow,
     settings_rows,
     settings_to_arrow,
@@ -80,7 +83,7 @@ from .events import (
 )
 from .files import make_private, owner_only, private_temp_dir
 from .journal import Journal, fsync_dir, journal_path, read_journal
-from .migrate import open_schema
+from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
 
 __all__ = ["EventLog", "Opening"]
@@ -566,28 +569,41 @@ def _failure(what: str, exc: BaseException | None) -> StorageError:
 
 
 def _insert(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
-    """One transaction: the rows, and the settings of the matches they create."""
-    settings = settings_rows(rows)
+    """One transaction: the rows, the settings of the matches they create, the results of
+    those they end, and the mark of those they deal to explicitly."""
     cursor.execute("BEGIN TRANSACTION")
     try:
-        if len(rows) < ARROW_MIN_ROWS:
-            appender = cursor.appender("events_all", columns=list(COLUMNS))
-            try:
-                appender.append_rows(rows)
-                appender.flush()
-            except BaseException:
-                appender.clear()  # nothing of a failed load may be flushed later
-                raise
-        else:
-            _insert_arrow(cursor, "insert_pending_events", "_pending_events", rows_to_arrow(rows))
-        if settings:
-            table = settings_to_arrow(settings)
-            _insert_arrow(cursor, "insert_pending_settings", "_pending_settings", table)
+        insert_rows(cursor, rows)
         cursor.execute("COMMIT")
     except BaseException:
         with suppress(duckdb.Error):
             cursor.execute("ROLLBACK")
         raise
+
+
+def insert_rows(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
+    """Insert event rows and what they make of the typed tables, in the caller's transaction."""
+    settings = settings_rows(rows)
+    results = result_rows(rows)
+    explicit = explicitly_dealt(rows)
+    if len(rows) < ARROW_MIN_ROWS:
+        appender = cursor.appender("events_all", columns=list(COLUMNS))
+        try:
+            appender.append_rows(rows)
+            appender.flush()
+        except BaseException:
+            appender.clear()  # nothing of a failed load may be flushed later
+            raise
+    else:
+        _insert_arrow(cursor, "insert_pending_events", "_pending_events", rows_to_arrow(rows))
+    if settings:
+        table = settings_to_arrow(settings)
+        _insert_arrow(cursor, "insert_pending_settings", "_pending_settings", table)
+    if results:
+        table = results_to_arrow(results)
+        _insert_arrow(cursor, "insert_pending_results", "_pending_results", table)
+    if explicit:
+        cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
 
 
 def _insert_arrow(
@@ -608,7 +624,19 @@ def _load_journal(con: duckdb.DuckDBPyConnection, path: Path, rows: list[EventRo
         return 0
     missing = unloaded_rows(con, rows)
     if missing:
-        _insert(con, missing)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            missing, chained = chain_journal_rows(con, missing)
+            insert_rows(con, missing)
+            if chained:
+                _insert_arrow(
+                    con, "set_chained_at_migration", "_chained_at_migration", chained_table(chained)
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            with suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+            raise
         fsync_dir(path.parent)  # a WAL the insert created, before the journal goes
     _log.info("loaded %d of %d journal rows into %s", len(missing), len(rows), path)
     with open(path, "r+b") as handle:

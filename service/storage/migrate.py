@@ -6,7 +6,8 @@ runs, in ONE transaction (a file is migrated whole or not at all):
 - a new file: schema.sql, which creates the tables at `SCHEMA_VERSION`;
 - a file of an older version N: the steps `MIGRATIONS[N]`,
   `MIGRATIONS[N + 1]`, ... each a .sql file that moves the file one version
-  up and sets schema_version;
+  up and sets schema_version, followed by `FINISHERS[N]` where a step needs
+  work SQL cannot do (the hash chain of the events of version 2);
 - then views.sql, which replaces every view with this release's.
 
 A file of a newer version (or another program's DuckDB file) is refused
@@ -20,20 +21,128 @@ change schema.sql (and views.sql) to what a new file gets, bump
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
-from . import _sql
+from . import _sql, chain
 from .errors import SchemaVersionError
+from .events import HASH, EventRow
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The schema version this code writes; schema.sql creates exactly this one."""
 
-MIGRATIONS: Final[dict[int, str]] = {1: "migrate_1_to_2.sql"}
+MIGRATIONS: Final[dict[int, str]] = {1: "migrate_1_to_2.sql", 2: "migrate_2_to_3.sql"}
 """From version N (the key), the script that makes a file version N + 1."""
+
+LEGACY_BATCH_MATCHES: Final = 5_000
+"""Matches whose legacy chain is made and written back at once (bounds the memory used)."""
+
+
+def chain_legacy_events(con: duckdb.DuckDBPyConnection) -> None:
+    """Chain every event that has no hash yet, per match in seq order, without a secret.
+
+    The events of a file older than version 3 were written before the chain
+    existed, so their chain can only be made now, at migration, and with no
+    secret (none was ever given to their players): `chain.link` with secret
+    None (docs/chain.md, the legacy link). Each match records how many of
+    its events were chained so (`chained_at_migration`), which the audit
+    reports. Runs inside the migration's transaction.
+    """
+    # One connection (the transaction's), and every result read to its end
+    # before the next statement: matches in chunks, looked up by the index.
+    matches = [str(m) for (m,) in con.execute(_sql.query("unchained_matches")).fetchall()]
+    counts: dict[str, int] = {}
+    for start in range(0, len(matches), LEGACY_BATCH_MATCHES):
+        chunk = matches[start : start + LEGACY_BATCH_MATCHES]
+        rows = con.execute(_sql.query("unchained_events"), {"match_ids": chunk}).fetchall()
+        ids: list[str] = []
+        seqs: list[int] = []
+        hashes: list[bytes] = []
+        match_id: str | None = None
+        previous = chain.GENESIS
+        for row in rows:
+            if row[0] != match_id:
+                match_id, previous = row[0], chain.GENESIS
+            previous = chain.link(previous, None, chain.row_content(row))
+            ids.append(row[0])
+            seqs.append(row[1])
+            hashes.append(previous)
+            counts[row[0]] = counts.get(row[0], 0) + 1
+        _write_hashes(con, ids, seqs, hashes)
+    if counts:
+        con.register("_chained_at_migration", chained_table(counts))
+        try:
+            con.execute(_sql.query("set_chained_at_migration"))
+        finally:
+            con.unregister("_chained_at_migration")
+
+
+def chained_table(counts: dict[str, int]) -> pa.Table:
+    """(match_id, chained): how many leading events of each match have a legacy chain."""
+    return pa.table(
+        {
+            "match_id": pa.array(list(counts), pa.string()),
+            "chained": pa.array(list(counts.values()), pa.int32()),
+        }
+    )
+
+
+def chain_journal_rows(
+    con: duckdb.DuckDBPyConnection, rows: list[EventRow]
+) -> tuple[list[EventRow], dict[str, int]]:
+    """Rows of a journal that a release before version 3 left, chained (legacy) on from the file.
+
+    Such rows have no hash; they are events written before the chain
+    existed, chained now like the file's own at migration. Returns the rows
+    and, per match concerned, how many of its leading events have a legacy
+    chain. Rows that carry a hash are returned as they are.
+    """
+    bare = sorted({row[0] for row in rows if row[HASH] is None})
+    if not bare:
+        return rows, {}
+    found = con.execute(_sql.query("last_hashes"), {"match_ids": bare}).fetchall()
+    heads = {str(m): bytes(h) if h is not None else chain.GENESIS for m, _, h in found}
+    out: list[EventRow] = []
+    counts: dict[str, int] = {}
+    for row in rows:
+        if row[HASH] is not None:
+            out.append(row)
+            continue
+        link = chain.link(heads.get(row[0], chain.GENESIS), None, chain.row_content(row))
+        heads[row[0]] = link
+        counts[row[0]] = max(counts.get(row[0], 0), row[1] + 1)
+        out.append((*row[:HASH], link, *row[HASH + 1 :]))  # type: ignore[arg-type]
+    return out, counts
+
+
+def _write_hashes(
+    con: duckdb.DuckDBPyConnection, ids: list[str], seqs: list[int], hashes: list[bytes]
+) -> None:
+    if not ids:
+        return
+    table = pa.table(
+        {
+            "match_id": pa.array(ids, pa.string()),
+            "seq": pa.array(seqs, pa.int32()),
+            "hash": pa.array(hashes, pa.binary()),
+        }
+    )
+    con.register("_legacy_hashes", table)
+    try:
+        con.execute(_sql.query("set_legacy_hashes"))
+    finally:
+        con.unregister("_legacy_hashes")
+
+
+FINISHERS: Final[dict[int, Callable[[duckdb.DuckDBPyConnection], None]]] = {
+    2: chain_legacy_events,
+}
+"""From version N, what runs after MIGRATIONS[N]'s script, in the same transaction."""
 
 
 def _scalar(con: duckdb.DuckDBPyConnection, name: str) -> Any:
@@ -93,15 +202,17 @@ def open_schema(con: duckdb.DuckDBPyConnection, path: Path) -> int | None:
     version = stored_version(con)
     if version is not None:
         _refuse_newer(version, path)
-    steps = (
-        ["schema.sql"]
-        if version is None
-        else [MIGRATIONS[v] for v in range(version, SCHEMA_VERSION)]
-    )
+    steps = [] if version is None else list(range(version, SCHEMA_VERSION))
     con.execute("BEGIN TRANSACTION")
     try:
-        for step in [*steps, "views.sql"]:
-            con.execute(_sql.script(step))
+        if version is None:
+            con.execute(_sql.script("schema.sql"))
+        for step in steps:
+            con.execute(_sql.script(MIGRATIONS[step]))
+            finisher = FINISHERS.get(step)
+            if finisher is not None:
+                finisher(con)
+        con.execute(_sql.script("views.sql"))
         con.execute("COMMIT")
     except BaseException:
         with suppress(duckdb.Error):

@@ -22,18 +22,38 @@ WHERE database_name = current_database() AND NOT internal;
 SELECT max(version) FROM schema_version;
 
 -- name: insert_pending_settings
-INSERT INTO match_settings_all (match_id, seats, target, seed, rules_version, created_at)
-SELECT match_id, seats, target, CAST(seed AS HUGEINT), rules_version, created_at
+INSERT INTO match_settings_all (
+    match_id, seats, target, seed, rules_version, created_at, variant, round_limit,
+    players, source, run_id, explicit_deals, seed_commitment, detail
+)
+SELECT
+    match_id, seats, target, CAST(seed AS HUGEINT), rules_version, created_at, variant,
+    round_limit, players, source, run_id, explicit_deals, seed_commitment,
+    CAST(detail AS JSON)
 FROM _pending_settings;
+
+-- name: insert_pending_results
+-- A second match_ended event of one match (never written by the service) is
+-- left out rather than failing the whole load; the audit reports it.
+INSERT OR IGNORE INTO match_results_all (match_id, finished_at, winner, scores, rounds, ended_by)
+SELECT match_id, finished_at, winner, scores, rounds, ended_by
+FROM _pending_results;
+
+-- name: mark_explicit_deals
+-- Matches that a load deals a round to explicitly: their deals are not all
+-- made from the seed, so the commitment does not cover them all.
+UPDATE match_settings_all
+SET explicit_deals = true
+WHERE list_contains($match_ids, match_id) AND NOT explicit_deals;
 
 -- name: insert_pending_events
 INSERT INTO events_all (
     match_id, seq, kind, round, action_index, seat, move, drawn,
-    points, ends_sum, detail, logged_at
+    points, ends_sum, detail, hash, logged_at
 )
 SELECT
     match_id, seq, kind, round, action_index, seat, move, drawn,
-    points, ends_sum, CAST(detail AS JSON), logged_at
+    points, ends_sum, CAST(detail AS JSON), hash, logged_at
 FROM _pending_events;
 
 -- name: next_seq_of_unfinished
@@ -50,9 +70,11 @@ FROM events_all
 WHERE match_id = $match_id;
 
 -- name: events_for
+-- One filter, match_id = $match_id, so that DuckDB answers it from the
+-- index on events_all (match_id).
 SELECT
     match_id, seq, kind, round, action_index, seat, move, drawn,
-    points, ends_sum, CAST(detail AS VARCHAR), epoch_us(logged_at)
+    points, ends_sum, CAST(detail AS VARCHAR), hash, epoch_us(logged_at)
 FROM events_all
 WHERE match_id = $match_id
 ORDER BY seq;
@@ -61,7 +83,7 @@ ORDER BY seq;
 -- One ordered pass over every match (or the unfinished ones), for start-up.
 SELECT
     match_id, seq, kind, round, action_index, seat, move, drawn,
-    points, ends_sum, CAST(detail AS VARCHAR), epoch_us(logged_at)
+    points, ends_sum, CAST(detail AS VARCHAR), hash, epoch_us(logged_at)
 FROM events_all
 WHERE NOT $unfinished_only
    OR match_id NOT IN (SELECT match_id FROM events_all WHERE kind = 'match_ended')
@@ -94,13 +116,60 @@ SELECT * FROM {log}.main.events_all
 UNION ALL
 SELECT
     match_id, seq, kind, round, action_index, seat, move, drawn,
-    points, ends_sum, CAST(detail AS JSON), logged_at
+    points, ends_sum, CAST(detail AS JSON), logged_at, hash
 FROM _journal_events;
 CREATE TEMP VIEW match_settings_all AS
-SELECT * FROM {log}.main.match_settings_all
+SELECT
+    * REPLACE (
+        explicit_deals OR match_id IN (SELECT match_id FROM _journal_explicit) AS explicit_deals
+    )
+FROM {log}.main.match_settings_all
 UNION ALL
-SELECT match_id, seats, target, CAST(seed AS HUGEINT), rules_version, created_at
+SELECT
+    match_id, seats, target, CAST(seed AS HUGEINT), rules_version, created_at, variant,
+    round_limit, players, source, run_id,
+    explicit_deals OR match_id IN (SELECT match_id FROM _journal_explicit), seed_commitment,
+    CAST(NULL AS INTEGER), CAST(detail AS JSON)
 FROM _journal_settings;
+CREATE TEMP VIEW match_results_all AS
+SELECT * FROM {log}.main.match_results_all
+UNION ALL
+SELECT match_id, finished_at, winner, scores, rounds, ended_by
+FROM _journal_results
+WHERE match_id NOT IN (SELECT match_id FROM {log}.main.match_results_all);
 
 -- name: current_database
 SELECT current_database();
+
+-- name: unchained_matches
+-- The matches the migration to version 3 chains (migrate.py): those with
+-- events that have no hash, which is every event of an older file.
+SELECT DISTINCT match_id FROM events_all WHERE hash IS NULL ORDER BY match_id;
+
+-- name: unchained_events
+-- Their events, each match in seq order, a chunk of matches at a time.
+SELECT
+    match_id, seq, kind, round, action_index, seat, move, drawn,
+    points, ends_sum, CAST(detail AS VARCHAR)
+FROM events_all
+WHERE list_contains($match_ids, match_id)
+ORDER BY match_id, seq;
+
+-- name: set_legacy_hashes
+UPDATE events_all AS e
+SET hash = h.hash
+FROM _legacy_hashes AS h
+WHERE e.match_id = h.match_id AND e.seq = h.seq;
+
+-- name: set_chained_at_migration
+UPDATE match_settings_all AS s
+SET chained_at_migration = c.chained
+FROM _chained_at_migration AS c
+WHERE s.match_id = c.match_id;
+
+-- name: last_hashes
+-- The last hash of each of the given matches (a journal's rows chained on).
+SELECT match_id, seq, hash
+FROM events_all
+WHERE list_contains($match_ids, match_id)
+QUALIFY row_number() OVER (PARTITION BY match_id ORDER BY seq DESC) = 1;

@@ -25,7 +25,14 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, unloaded_rows
 from .errors import StorageError
-from .events import rows_to_arrow, settings_rows, settings_to_arrow
+from .events import (
+    explicitly_dealt,
+    result_rows,
+    results_to_arrow,
+    rows_to_arrow,
+    settings_rows,
+    settings_to_arrow,
+)
 from .journal import journal_path, read_journal
 from .migrate import check_readable, stored_version
 
@@ -55,12 +62,18 @@ class LogReader(ReadAccess):
         try:
             check_readable(stored_version(con), absolute)
             pending = unloaded_rows(con, read_journal(journal_path(absolute)))
-            self._overlay: tuple[str, pa.Table, pa.Table] | None = None
+            self._overlay: tuple[str, dict[str, pa.Table]] | None = None
             if pending:
                 catalog = str(con.execute(_sql.query("current_database")).fetchall()[0][0])
-                events = rows_to_arrow(pending)
-                settings = settings_to_arrow(settings_rows(pending))
-                self._overlay = (_sql.with_catalog("overlay_journal", catalog), events, settings)
+                tables = {
+                    "_journal_events": rows_to_arrow(pending),
+                    "_journal_settings": settings_to_arrow(settings_rows(pending)),
+                    "_journal_results": results_to_arrow(result_rows(pending)),
+                    "_journal_explicit": pa.table(
+                        {"match_id": pa.array(explicitly_dealt(pending), pa.string())}
+                    ),
+                }
+                self._overlay = (_sql.with_catalog("overlay_journal", catalog), tables)
         except BaseException:
             con.close()
             release(self._key, write=False)
@@ -75,9 +88,9 @@ class LogReader(ReadAccess):
         """A cursor that sees the journal's rows too (temporary views are per cursor)."""
         with super()._cursor() as cursor:
             if self._overlay is not None:
-                sql, events, settings = self._overlay
-                cursor.register("_journal_events", events)
-                cursor.register("_journal_settings", settings)
+                sql, tables = self._overlay
+                for name, table in tables.items():
+                    cursor.register(name, table)
                 cursor.execute(sql)
             yield cursor
 

@@ -1,4 +1,4 @@
--- American Sniff event log: the tables of a new file, at schema version 2.
+-- American Sniff event log: the tables of a new file, at schema version 3.
 --
 -- Run once, when a log file is created. An existing file is brought to this
 -- version by the migration steps (migrate_N_to_M.sql, listed in migrate.py)
@@ -11,7 +11,7 @@ CREATE TABLE schema_version (
     version INTEGER NOT NULL
 );
 
-INSERT INTO schema_version (version) VALUES (2);
+INSERT INTO schema_version (version) VALUES (3);
 
 -- Append-only: one row per thing that happened to a match, in order.
 CREATE TABLE events_all (
@@ -28,8 +28,13 @@ CREATE TABLE events_all (
     ends_sum     INTEGER,            -- sum of the open ends after this action
     detail       JSON,               -- kind-specific payload, unpacked by the views
     logged_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
+    hash         BLOB,               -- the event's link in its match's hash chain (docs/chain.md)
     PRIMARY KEY (match_id, seq)
 );
+
+-- Finding one match's events without scanning the log: the primary key's
+-- index serves only lookups of both columns.
+CREATE INDEX events_all_match_id ON events_all (match_id);
 
 -- A match's settings in typed columns, written with its match_created event
 -- (seq 0) in the same transaction, so no view ever casts a client's number
@@ -41,5 +46,25 @@ CREATE TABLE match_settings_all (
     target        INTEGER,
     seed          HUGEINT,            -- secret while the match is in play
     rules_version VARCHAR,
-    created_at    TIMESTAMPTZ NOT NULL
+    created_at    TIMESTAMPTZ NOT NULL,
+    variant       VARCHAR     NOT NULL DEFAULT 'american',
+    round_limit   INTEGER,
+    players       VARCHAR[],          -- who played each seat (RECORD.md `players`)
+    source        VARCHAR     NOT NULL DEFAULT 'served',   -- served | imported | simulated
+    run_id        VARCHAR,            -- the simulation run that played it
+    explicit_deals BOOLEAN    NOT NULL DEFAULT false,      -- some deal not made from the seed
+    seed_commitment VARCHAR,          -- hex SHA-256 commitment to the seed (docs/chain.md)
+    chained_at_migration INTEGER,     -- events chained without a secret when migrated to v3
+    detail        JSON                -- the match_created detail (secrets in it hidden in play)
+);
+
+-- A finished match's result, written with its match_ended event, so that
+-- listing matches never reads JSON of every match.
+CREATE TABLE match_results_all (
+    match_id      VARCHAR     PRIMARY KEY,
+    finished_at   TIMESTAMPTZ NOT NULL,
+    winner        INTEGER,            -- NULL: drawn at the round limit
+    scores        INTEGER[],
+    rounds        INTEGER,            -- rounds dealt
+    ended_by      VARCHAR             -- target | round_limit
 );

@@ -205,14 +205,26 @@ class RoundEnd(_message.Message):
     def __init__(self, round_index: _Optional[int] = ..., kind: _Optional[_Union[RoundEndKind, str]] = ..., finisher: _Optional[int] = ..., pips: _Optional[_Iterable[int]] = ..., deductions: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., remaining_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("winner", "winning_seats", "scores")
+    __slots__ = ("winner", "winning_seats", "scores", "reveal")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_FIELD_NUMBER: _ClassVar[int]
     winner: int
     winning_seats: _containers.RepeatedScalarFieldContainer[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    reveal: Reveal
+    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
+
+class Reveal(_message.Message):
+    __slots__ = ("seed", "seed_salt", "chain_secret")
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEED_SALT_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_SECRET_FIELD_NUMBER: _ClassVar[int]
+    seed: int
+    seed_salt: str
+    chain_secret: str
+    def __init__(self, seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., chain_secret: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
     __slots__ = ("seat_count", "target", "seed", "first_deal")
@@ -227,7 +239,7 @@ class CreateMatchRequest(_message.Message):
     def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn")
+    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "seed_commitment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +248,7 @@ class CreateMatchResponse(_message.Message):
     LEADER_FIELD_NUMBER: _ClassVar[int]
     LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
     seat_tokens: _containers.RepeatedScalarFieldContainer[str]
@@ -244,7 +257,8 @@ class CreateMatchResponse(_message.Message):
     leader: int
     leader_choice: LeaderChoice
     turn: int
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ...) -> None: ...
+    seed_commitment: str
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class DealRoundRequest(_message.Message):
     __slots__ = ("match_id", "token", "deal")
@@ -299,7 +313,7 @@ class ApplyMoveRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., notation: _Optional[str] = ..., expected_move_count: _Optional[int] = ...) -> None: ...
 
 class ApplyMoveResponse(_message.Message):
-    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores")
+    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores", "chain_head")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -311,6 +325,7 @@ class ApplyMoveResponse(_message.Message):
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
     seat: int
     move: Move
     move_count: int
@@ -322,7 +337,8 @@ class ApplyMoveResponse(_message.Message):
     match_end: MatchEnd
     turn: int
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    chain_head: str
+    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ...) -> None: ...
 
 class ScoreLayoutRequest(_message.Message):
     __slots__ = ("placements",)
@@ -351,18 +367,22 @@ class GetScoresRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class GetScoresResponse(_message.Message):
-    __slots__ = ("scores", "target", "over", "winner", "winning_seats")
+    __slots__ = ("scores", "target", "over", "winner", "winning_seats", "chain_head", "chain_head_sequence")
     SCORES_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     OVER_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
     target: int
     over: bool
     winner: int
     winning_seats: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, scores: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ..., over: _Optional[bool] = ..., winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ...) -> None: ...
+    chain_head: str
+    chain_head_sequence: int
+    def __init__(self, scores: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ..., over: _Optional[bool] = ..., winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("match_id", "token")
@@ -379,7 +399,7 @@ class GetStateResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
 
 class MatchState(_message.Message):
-    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner")
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "seed_commitment", "chain_head", "chain_head_sequence", "reveal")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -403,6 +423,10 @@ class MatchState(_message.Message):
     HANDS_FIELD_NUMBER: _ClassVar[int]
     BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
     seat_count: int
@@ -426,7 +450,11 @@ class MatchState(_message.Message):
     hands: _containers.RepeatedCompositeFieldContainer[Hand]
     boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
     winner: int
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
+    seed_commitment: str
+    chain_head: str
+    chain_head_sequence: int
+    reveal: Reveal
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "from_sequence")
@@ -445,33 +473,37 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("sequence", "match_created", "round_dealt", "action_applied", "round_ended", "match_ended")
+    __slots__ = ("sequence", "match_created", "round_dealt", "action_applied", "round_ended", "match_ended", "chain_head")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     MATCH_CREATED_FIELD_NUMBER: _ClassVar[int]
     ROUND_DEALT_FIELD_NUMBER: _ClassVar[int]
     ACTION_APPLIED_FIELD_NUMBER: _ClassVar[int]
     ROUND_ENDED_FIELD_NUMBER: _ClassVar[int]
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     match_created: MatchCreated
     round_dealt: RoundDealt
     action_applied: ActionApplied
     round_ended: RoundEnded
     match_ended: MatchEnded
-    def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
+    chain_head: str
+    def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., chain_head: _Optional[str] = ...) -> None: ...
 
 class MatchCreated(_message.Message):
-    __slots__ = ("name", "seat_count", "target")
+    __slots__ = ("name", "seat_count", "target", "seed_commitment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     seat_count: int
     target: int
-    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ...) -> None: ...
+    seed_commitment: str
+    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class RoundDealt(_message.Message):
-    __slots__ = ("round_index", "leader", "leader_choice", "hands", "hand_sizes", "boneyard_size", "boneyard_tiles")
+    __slots__ = ("round_index", "leader", "leader_choice", "hands", "hand_sizes", "boneyard_size", "boneyard_tiles", "explicit_deal")
     ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
     LEADER_FIELD_NUMBER: _ClassVar[int]
     LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
@@ -479,6 +511,7 @@ class RoundDealt(_message.Message):
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
     BONEYARD_SIZE_FIELD_NUMBER: _ClassVar[int]
     BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
+    EXPLICIT_DEAL_FIELD_NUMBER: _ClassVar[int]
     round_index: int
     leader: int
     leader_choice: LeaderChoice
@@ -486,7 +519,8 @@ class RoundDealt(_message.Message):
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
     boneyard_size: int
     boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
-    def __init__(self, round_index: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ...) -> None: ...
+    explicit_deal: bool
+    def __init__(self, round_index: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., explicit_deal: _Optional[bool] = ...) -> None: ...
 
 class ActionApplied(_message.Message):
     __slots__ = ("round_index", "action_index", "move_count", "seat", "move", "points", "ends_sum", "drawn_tile")

@@ -1,0 +1,280 @@
+"""The hash chain of a match's events and the commitment to its seed.
+
+Why: an organiser must be able to show that the log holds the games that
+were played, unedited, and that no deal was chosen by hand. Each event
+carries a hash of its content and of the previous event of its match, so an
+edited, deleted, inserted or reordered event breaks the chain from there on;
+players keep the chain's head, so even a log rewritten end to end, chain and
+all, no longer matches what they hold. The seed of the deals is committed to
+when the match is created and revealed when it is over.
+
+Everything here is written down byte for byte in docs/chain.md (with test
+vectors), so that another language can recompute it; the Node.js client
+does (clients/node/provable.js).
+
+* **Canonical encoding** of an event: the UTF-8 bytes of the JSON object
+  with exactly the keys `action_index`, `detail`, `drawn`, `ends_sum`,
+  `kind`, `match_id`, `move`, `points`, `round`, `seat`, `seq`, in that
+  order (sorted by code point; keys inside `detail` sorted likewise, at
+  every depth), no whitespace, absent values as `null`, integers in plain
+  decimal, no floating-point numbers, strings escaped as JSON requires and
+  no more (`"`, `\\` and U+0000..U+001F, the latter as `\\b \\t \\n \\f \\r`
+  or `\\u00xx`), every other character as itself. `logged_at` is not part
+  of it: the time an event became durable is the log's, not the game's.
+* **Link** (schema version 3 on):
+  `hash = SHA-256("sniff/chain/v1" || 0x00 || previous || secret || canonical)`,
+  `previous` the hash of the match's event seq - 1 (32 zero bytes for seq
+  0), `secret` the match's 32-byte chain secret, kept in the secret part of
+  the log and revealed in the match_ended event.
+* **Legacy link** (events written before schema version 3, chained when the
+  file was migrated, and events of such a match appended later): the same
+  without a secret, under the domain `sniff/chain/legacy/v1`. Only a
+  secret-keyed chain stops a player from testing a head against guesses of
+  the tiles still hidden.
+* **Commitment**: `SHA-256("sniff/commit/v1" || 0x00 || seed as 8 bytes
+  big-endian || salt)`, the salt 32 random bytes revealed with the seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from .events import LogEvent
+
+CHAIN_DOMAIN: Final = b"sniff/chain/v1"
+LEGACY_DOMAIN: Final = b"sniff/chain/legacy/v1"
+COMMIT_DOMAIN: Final = b"sniff/commit/v1"
+HASH_SIZE: Final = 32
+SECRET_SIZE: Final = 32
+SALT_SIZE: Final = 32
+GENESIS: Final = bytes(HASH_SIZE)
+"""The `previous` of a match's first event (seq 0): 32 zero bytes."""
+
+CONTENT_KEYS: Final = (
+    "action_index",
+    "detail",
+    "drawn",
+    "ends_sum",
+    "kind",
+    "match_id",
+    "move",
+    "points",
+    "round",
+    "seat",
+    "seq",
+)
+"""The keys of the canonical encoding, in their (sorted) order."""
+
+_CHAIN_PREFIX: Final = CHAIN_DOMAIN + b"\x00"
+_LEGACY_PREFIX: Final = LEGACY_DOMAIN + b"\x00"
+_COMMIT_PREFIX: Final = COMMIT_DOMAIN + b"\x00"
+_SEED: Final = struct.Struct(">Q")
+
+_encode = json.JSONEncoder(
+    ensure_ascii=False,
+    check_circular=False,
+    allow_nan=False,
+    sort_keys=True,
+    separators=(",", ":"),
+).encode
+
+
+class NotCanonical(ValueError):
+    """A value the canonical encoding has no form for (a float, a non-string key, ...)."""
+
+
+def _check(value: object) -> None:
+    """Refuse what the encoding does not define: floats, and anything that is not JSON."""
+    if value is None or isinstance(value, str | bool | int):
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise NotCanonical(f"an object key must be a string, not {key!r}")
+            _check(item)
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            _check(item)
+        return
+    raise NotCanonical(f"the canonical encoding has no form for {type(value).__name__} {value!r}")
+
+
+def canonical(
+    match_id: str,
+    seq: int,
+    kind: str,
+    round: int | None,
+    action_index: int | None,
+    seat: int | None,
+    move: str | None,
+    drawn: str | None,
+    points: int | None,
+    ends_sum: int | None,
+    detail: Mapping[str, Any] | None,
+) -> bytes:
+    """The canonical encoding of one event's content (see the module's docstring)."""
+    if detail is not None:
+        _check(detail)
+    # The keys in sorted order, written out: a dict literal in that order and
+    # sort_keys give the same text, this only spares the sort of the outer level.
+    return _encode(
+        {
+            "action_index": action_index,
+            "detail": detail,
+            "drawn": drawn,
+            "ends_sum": ends_sum,
+            "kind": kind,
+            "match_id": match_id,
+            "move": move,
+            "points": points,
+            "round": round,
+            "seat": seat,
+            "seq": seq,
+        }
+    ).encode("utf-8")
+
+
+def link(previous: bytes, secret: bytes | None, content: bytes) -> bytes:
+    """The hash of an event whose canonical encoding is `content`.
+
+    With `secret` None, the legacy link (no secret, its own domain).
+    """
+    if len(previous) != HASH_SIZE:
+        raise ValueError(f"a previous hash is {HASH_SIZE} bytes, not {len(previous)}")
+    if secret is None:
+        return hashlib.sha256(_LEGACY_PREFIX + previous + content).digest()
+    if len(secret) != SECRET_SIZE:
+        raise ValueError(f"a chain secret is {SECRET_SIZE} bytes, not {len(secret)}")
+    return hashlib.sha256(_CHAIN_PREFIX + previous + secret + content).digest()
+
+
+def chain(
+    contents: Iterable[bytes], secret: bytes | None, previous: bytes = GENESIS
+) -> list[bytes]:
+    """The hashes of consecutive events of one match, from `previous` on."""
+    hashes = []
+    for content in contents:
+        previous = link(previous, secret, content)
+        hashes.append(previous)
+    return hashes
+
+
+def commitment(seed: int, salt: bytes) -> bytes:
+    """The commitment to a match's seed (revealed with `salt` once the match is over)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 64:
+        raise ValueError(f"a seed is an integer from 0 to 2**64 - 1, not {seed!r}")
+    if len(salt) != SALT_SIZE:
+        raise ValueError(f"a salt is {SALT_SIZE} bytes, not {len(salt)}")
+    return hashlib.sha256(_COMMIT_PREFIX + _SEED.pack(seed) + salt).digest()
+
+
+def new_secret() -> bytes:
+    """A fresh chain secret (or salt): 32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(SECRET_SIZE)
+
+
+def from_hex(text: object, size: int = HASH_SIZE) -> bytes | None:
+    """`size` bytes from lowercase or uppercase hex text; None for anything else."""
+    if not isinstance(text, str) or len(text) != 2 * size:
+        return None
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return None
+
+
+def row_content(row: Sequence[Any]) -> bytes:
+    """The canonical encoding of an `events_all` row in column order (detail as JSON text)."""
+    detail_text = row[10]
+    detail = None if detail_text is None else json.loads(detail_text)
+    return canonical(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], detail
+    )
+
+
+def event_content(event: LogEvent) -> bytes:
+    """The canonical encoding of a `LogEvent`."""
+    return canonical(
+        event.match_id,
+        event.seq,
+        event.kind,
+        event.round,
+        event.action_index,
+        event.seat,
+        event.move,
+        event.drawn,
+        event.points,
+        event.ends_sum,
+        event.detail,
+    )
+
+
+def seal(events: Iterable[LogEvent], previous: bytes, secret: bytes | None) -> list[LogEvent]:
+    """The events with their hashes, chained on from `previous` (one match, in order)."""
+    sealed = []
+    for event in events:
+        previous = link(previous, secret, event_content(event))
+        sealed.append(replace(event, hash=previous))
+    return sealed
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSecrets:
+    """What makes a match provable: its seed, the salt of the commitment, the chain secret.
+
+    All three stay in the secret part of the log (the match_created detail of
+    `events_all`, which the plain views hide) while the match is in play; the
+    commitment is public from the start; the match_ended event reveals the
+    rest.
+    """
+
+    seed: int | None
+    """None for a match with no seeded deal at all (an imported one): no commitment."""
+    salt: bytes
+    chain_secret: bytes
+
+    @classmethod
+    def new(cls, seed: int | None) -> MatchSecrets:
+        return cls(seed, new_secret(), new_secret())
+
+    @property
+    def commitment(self) -> bytes | None:
+        return None if self.seed is None else commitment(self.seed, self.salt)
+
+    def created_detail(self) -> dict[str, Any]:
+        """The keys a match_created detail carries (the two secrets hidden in play)."""
+        found = self.commitment
+        return {
+            "seed_commitment": None if found is None else found.hex(),
+            "seed_salt": None if self.seed is None else self.salt.hex(),
+            "chain_secret": self.chain_secret.hex(),
+        }
+
+    def revealed_detail(self) -> dict[str, Any]:
+        """The keys of the match_ended detail that reveal them once the match is over."""
+        return {
+            "seed": self.seed,
+            "seed_salt": None if self.seed is None else self.salt.hex(),
+            "chain_secret": self.chain_secret.hex(),
+        }
+
+    @classmethod
+    def from_detail(cls, detail: Mapping[str, Any]) -> MatchSecrets | None:
+        """The secrets of a match_created (or match_ended) detail; None without a chain secret."""
+        secret = from_hex(detail.get("chain_secret"), SECRET_SIZE)
+        if secret is None:
+            return None
+        seed = detail.get("seed")
+        salt = from_hex(detail.get("seed_salt"), SALT_SIZE)
+        return cls(seed if isinstance(seed, int) else None, salt or bytes(SALT_SIZE), secret)
+
+
+SECRET_KEYS: Final = ("seed", "seed_salt", "chain_secret")
+"""The detail keys of a match_created event that the plain views hide in play."""
