@@ -13,7 +13,8 @@ demo, the benchmarks, the tests) reads a result the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import io
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,14 @@ import pyarrow as pa
 from analysis.remote import channel
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from service.storage import LogLocked, StorageError, find_owner, open_readonly
+from service.storage import (
+    LogLocked,
+    LogReader,
+    Owner,
+    StorageError,
+    find_owner,
+    open_readonly,
+)
 
 
 class NoLog(Exception):
@@ -113,3 +121,116 @@ def query_log(
         finally:
             reader.close()
     raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
+
+
+# -- reading a whole log, batch by batch ------------------------------------------
+
+
+class _Chunks(io.RawIOBase):
+    """The Query RPC's replies as one readable byte stream (for incremental IPC decoding)."""
+
+    def __init__(self, replies: Iterable[pb.QueryResponse]) -> None:
+        super().__init__()
+        self._replies = iter(replies)
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: Any) -> int:
+        while not self._buffer:
+            reply = next(self._replies, None)
+            if reply is None:
+                return 0
+            self._buffer = reply.arrow_ipc
+        size = min(len(target), len(self._buffer))
+        target[:size] = self._buffer[:size]
+        self._buffer = self._buffer[size:]
+        return size
+
+
+class LogSource:
+    """One event log, read through its live service or from the file, for many queries.
+
+    `sniff audit` and `sniff export` read a whole log in several queries and
+    stream large results; this keeps the file open (or the service's
+    address) between them. Use it as a context manager. `remote` is True
+    when a service answers: its queries each run within the service's
+    time limit (60 s), so large reads are made in parts.
+    """
+
+    def __init__(self, db_path: str | Path, *, tls_ca: str | None = None) -> None:
+        self.db_path = Path(db_path)
+        self.tls_ca = tls_ca
+        self._reader: LogReader | None = None
+        self._owner: Owner | None = None
+        for _ in range(2):
+            owner = find_owner(db_path)
+            if owner is not None:
+                self._owner = owner
+                return
+            _check_path(self.db_path)
+            try:
+                self._reader = open_readonly(db_path)
+                return
+            except LogLocked:
+                continue  # a service took the file between our two looks: ask it instead
+            except (StorageError, OSError) as e:
+                text = str(e)
+                raise NoLog(text if str(db_path) in text else f"{db_path}: {text}") from None
+        raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
+
+    @property
+    def remote(self) -> bool:
+        return self._owner is not None
+
+    @property
+    def where(self) -> str:
+        return "file" if self._owner is None else self._owner.address
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> pa.Table:
+        """The whole result of one read-only query."""
+        if self._owner is not None:
+            return query_service(
+                self._owner.address,
+                sql,
+                params,
+                token=self._owner.query_token or "",
+                tls_ca=self.tls_ca,
+            )
+        assert self._reader is not None
+        return self._reader.query(sql, list(params) or None)
+
+    def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[pa.RecordBatch]:
+        """The result of one read-only query, batch by batch, as it is read."""
+        if self._owner is None:
+            assert self._reader is not None
+            yield from self._reader.query_batches(sql, list(params) or None)
+            return
+        request = pb.QueryRequest(
+            sql=sql,
+            parameters=[query_parameter(v) for v in params],
+            token=self._owner.query_token or "",
+        )
+        with channel(self._owner.address, self.tls_ca) as chan:
+            stub = sniff_pb2_grpc.SniffServiceStub(chan)
+            reader = pa.ipc.open_stream(io.BufferedReader(_Chunks(stub.Query(request))))
+            yield from reader
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def __enter__(self) -> LogSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_path(path: Path) -> None:
+    if not path.exists():
+        raise NoLog(f"no event log at {path}")
+    if path.is_dir():
+        raise NoLog(f"{path} is a directory, not an event log file")

@@ -1,16 +1,19 @@
-"""`sniff audit`: replay RECORD.md match records and report every problem."""
+"""`sniff audit`: replay RECORD.md match records, or the event log, and report every problem."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
 import click
 
-from analysis.audit import Audit
-from analysis.cli.errors import Misuse
+from analysis.audit import Audit, AuditResult
+from analysis.cli.errors import Misuse, first_line
+from analysis.parallel import default_workers
 
 
 def _open(path: str) -> BinaryIO:
@@ -23,8 +26,51 @@ def _open(path: str) -> BinaryIO:
         raise Misuse(f"cannot read {path}: {e.strerror or e}") from None
 
 
+class _Progress:
+    """A progress bar on stderr: when stderr is a terminal, or when asked for (--progress)."""
+
+    def __init__(self, forced: bool, label: str) -> None:
+        self.shown = forced or sys.stderr.isatty()
+        self.forced = forced
+        self.label = label
+        self._bar: Any = None
+
+    def start(self, length: int) -> None:
+        if not self.shown or length <= 0:
+            return
+        self._bar = click.progressbar(length=length, label=self.label, file=sys.stderr)
+        if self.forced:
+            self._bar.is_hidden = False  # click hides a bar that is not on a terminal
+        self._bar.__enter__()
+
+    def update(self, amount: int) -> None:
+        if self._bar is not None:
+            self._bar.update(amount)
+
+    def finish(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("inputs", nargs=-1, metavar="[FILES | MATCHES]...")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(),
+    default=None,
+    help="Audit this event log (a DuckDB file) instead of record files: every match, or the "
+    "MATCHES named.",
+)
+@click.option(
+    "--head",
+    "heads",
+    multiple=True,
+    metavar="MATCH=HASH",
+    help="With --db: a chain head a seat kept (the chain_head it was given); the log must "
+    "contain it. Repeatable.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -36,40 +82,136 @@ def _open(path: str) -> BinaryIO:
 @click.option(
     "--allow-unfinished",
     is_flag=True,
-    help="The file holds matches still in play: a match nobody has won yet (even one "
-    "stopped mid-round) is ok instead of `match_unfinished`.",
+    help="Records: the file holds matches still in play: a match nobody has won yet (even one "
+    "stopped mid-round) is ok instead of `match_unfinished`. (A log's matches in play are "
+    "always audited as far as they go.)",
 )
-def audit(files: tuple[str, ...], fmt: str, allow_unfinished: bool) -> None:
-    """Audit match records (JSON Lines, one match a line; '-' reads standard input).
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes that replay matches. Default: one per core.",
+)
+@click.option(
+    "--progress",
+    is_flag=True,
+    help="Show the progress bar on stderr even when it is not a terminal.",
+)
+def audit(
+    inputs: tuple[str, ...],
+    db_path: str | None,
+    heads: tuple[str, ...],
+    fmt: str,
+    allow_unfinished: bool,
+    workers: int | None,
+    progress: bool,
+) -> None:
+    """Audit match records (JSON Lines, one match a line; '-' reads standard input), or with
+    --db the event log.
 
-    Every record is replayed through the engine and each claimed figure is
-    checked. A line that is not a record (not UTF-8, a byte order mark, not
-    JSON) is reported as `malformed` under its `line:N` name and the rest of
-    the file is still audited. A match that nobody won is `match_unfinished`
-    (unless --allow-unfinished); a record reusing an earlier record's id, in
-    any of the files, is `duplicate_id`.
+    Every match is replayed through the engine and each claimed or logged
+    figure is checked. A line that is not a record (not UTF-8, a byte order
+    mark, not JSON) is reported as `malformed` under its `line:N` name and
+    the rest of the file is still audited. A match that nobody won is
+    `match_unfinished` (unless --allow-unfinished); a record reusing an
+    earlier record's id, in any of the files, is `duplicate_id`.
+
+    With --db, the log's events are also checked against their hash chain,
+    the seed commitment and every seeded deal (docs/audit.md lists the
+    kinds), through the service when one holds the log. --head checks the log
+    against a head a seat kept.
 
     Exit status: 0 when every match is ok, 1 when any problem was found, 2
     when the command was misused (for example a file that cannot be read).
 
-    Example: sniff audit matches.jsonl --format jsonl
+    Examples: sniff audit matches.jsonl --format jsonl;
+    sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca8...
     """
+    count = workers or default_workers()
+    bar = _Progress(progress, "auditing")
+    if db_path is not None:
+        results = _log_results(db_path, inputs, heads, count, bar)
+    else:
+        if heads:
+            raise Misuse("--head checks an event log: give --db FILE")
+        if not inputs:
+            raise Misuse("give the record files to audit, or --db FILE for the event log")
+        results = _record_results(inputs, allow_unfinished, count, bar)
+    problems = False
+    try:
+        for result in results:
+            problems |= not result.ok
+            click.echo(json.dumps(result.to_json()) if fmt == "jsonl" else result.to_text())
+    finally:
+        bar.finish()
+    sys.exit(1 if problems else 0)
+
+
+def _record_results(
+    files: tuple[str, ...], allow_unfinished: bool, workers: int, bar: _Progress
+) -> Iterator[AuditResult]:
     for path in files:  # every file readable before any output, so misuse prints nothing else
         if path != "-":
             _open(path).close()
+    sizes = [0 if path == "-" else os.path.getsize(path) for path in files]
+    if "-" not in files:
+        bar.start(sum(sizes))
     run = Audit(allow_unfinished=allow_unfinished)
-    problems = False
     for path in files:
         stream = _open(path)
         try:
             lines = _read_lines(stream, path)
-            for result in run.lines(lines, source="standard input" if path == "-" else path):
-                problems |= not result.ok
-                click.echo(json.dumps(result.to_json()) if fmt == "jsonl" else result.to_text())
+            source = "standard input" if path == "-" else path
+            yield from run.lines(lines, source=source, workers=workers, progress=bar.update)
         finally:
             if path != "-":
                 stream.close()
-    sys.exit(1 if problems else 0)
+
+
+def _log_results(
+    db_path: str, match_ids: tuple[str, ...], heads: tuple[str, ...], workers: int, bar: _Progress
+) -> Iterator[AuditResult]:
+    from analysis.logaudit import audit_log, parse_heads
+
+    try:
+        kept = parse_heads(heads)
+    except ValueError as e:
+        raise Misuse(str(e)) from None
+    with _log_errors():
+        results = audit_log(
+            db_path,
+            match_ids,
+            heads=kept,
+            workers=workers,
+            started=bar.start,
+            progress=bar.update,
+        )
+        first = next(results, None)  # the log is opened and listed: its errors come now
+    if first is None:
+        return
+    yield first
+    with _log_errors():
+        yield from results
+
+
+@contextmanager
+def _log_errors() -> Iterator[None]:
+    """What reading the log can raise, as one line and exit status 2."""
+    from analysis.logaudit import UnknownMatch
+    from analysis.logquery import NoLog
+    from service.storage import StorageError
+
+    try:
+        yield
+    except (NoLog, UnknownMatch) as e:
+        raise Misuse(str(e)) from None
+    except StorageError as e:
+        raise Misuse(first_line(str(e))) from None
+    except Exception as e:  # a refusal from the service's Query RPC
+        details: Callable[[], str] | None = getattr(e, "details", None)
+        if callable(details):
+            raise Misuse(f"the service refused to read the log: {details()}") from None
+        raise
 
 
 def _read_lines(stream: BinaryIO, path: str) -> Iterator[bytes]:

@@ -1,0 +1,720 @@
+"""Audit the event log: replay every match's events and check every figure, the chain and
+the deals.
+
+A log audit trusts nothing the log says: it replays each match's events
+through the engine and compares each logged figure with the engine's
+(moves, draws, points, ends sums, round ends, deductions, scores, winner,
+sequence numbers), checks each event's link in the hash chain (docs/chain.md)
+and a head a player kept, opens the seed commitment with the revealed seed
+and salt, recomputes every seeded deal and lot (docs/dealing.md), and checks
+the typed summary tables against the events. Problems are reported as for
+record files (RECORD.md), with the kinds of docs/audit.md.
+
+It reads the log as every other command does (analysis.logquery): through
+the Query RPC of a live service, or a read-only open of the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis.audit import AuditResult, Problem
+from analysis.logquery import LogSource
+from analysis.parallel import ordered_map
+from analysis.sqlfiles import named_queries
+from service.engine import (
+    BadDeal,
+    Deal,
+    IllegalMove,
+    Match,
+    Move,
+    NotationError,
+    Phase,
+    Tile,
+    UnknownVariant,
+)
+from service.storage import chain
+
+SEPARATOR = "\x1f"
+"""Joins match ids into one query parameter (chr(31) in logaudit.sql)."""
+IDS_PER_QUERY = 400
+"""Named matches looked up per query: the Query RPC takes a text of at most 10,000 characters."""
+EVENTS_PER_REMOTE_QUERY = 500_000
+"""Events read per query through a service, which stops any query after 60 s."""
+MATCHES_PER_CHUNK = 100
+"""Matches handed to a worker process at once."""
+
+Row = tuple[Any, ...]
+"""An event as logaudit.sql selects it: the events_all columns up to `detail` (as JSON text),
+then `hash`."""
+_HASH = 11
+
+
+class UnknownMatch(LookupError):
+    """A match named on the command line that the log does not hold."""
+
+
+def _sql(name: str) -> str:
+    return named_queries("analysis", "logaudit.sql")[name]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchWork:
+    """Everything a worker needs to audit one match."""
+
+    match_id: str
+    rows: list[Row]
+    summary: dict[str, Any] | None
+    heads: tuple[str, ...] = ()
+
+
+# -- reading ----------------------------------------------------------------------
+
+
+def parse_heads(values: Sequence[str]) -> dict[str, list[str]]:
+    """`MATCH=HASH` pairs (a hash of 64 hex digits) by match; ValueError for a bad one."""
+    heads: dict[str, list[str]] = {}
+    for value in values:
+        match_id, sep, digest = value.partition("=")
+        digest = digest.strip().lower()
+        if not sep or not match_id or chain.from_hex(digest) is None:
+            raise ValueError(
+                f"--head {value!r}: give MATCH=HASH, the hash as 64 hex digits "
+                "(the chain_head a seat was given)"
+            )
+        heads.setdefault(match_id, []).append(digest)
+    return heads
+
+
+def read_matches(
+    source: LogSource,
+    match_ids: Sequence[str] = (),
+    heads: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[int, Iterator[MatchWork]]:
+    """How many matches, and each one's events and summary, in order.
+
+    The order is that of `match_ids` when given (each once), else match_id
+    order. Raises UnknownMatch for a named match the log does not hold.
+    """
+    heads = heads or {}
+    named = list(dict.fromkeys(match_ids))
+    if named:
+        listed: dict[str, int] = {}
+        for part in _parts(named, IDS_PER_QUERY):
+            table = source.query(_sql("matches_of"), [SEPARATOR.join(part)])
+            listed.update(
+                zip(
+                    table.column("match_id").to_pylist(),
+                    table.column("events").to_pylist(),
+                    strict=True,
+                )
+            )
+        missing = [m for m in named if m not in listed]
+        if missing:
+            raise UnknownMatch(f"no match {missing[0]!r} in {source.db_path}")
+        order = named
+        counts = listed
+    else:
+        table = source.query(_sql("matches"))
+        order = table.column("match_id").to_pylist()
+        counts = dict(zip(order, table.column("events").to_pylist(), strict=True))
+    summaries = {r["match_id"]: r for r in source.query(_sql("summaries")).to_pylist()}
+
+    def works() -> Iterator[MatchWork]:
+        groups = _event_groups(source, order, counts, bool(named))
+        found: dict[str, list[Row]] = {}
+        for match_id in order:
+            rows = found.pop(match_id, None)
+            while rows is None:
+                group = next(groups, None)
+                if group is None:
+                    rows = []
+                    break
+                if group[0] == match_id:
+                    rows = group[1]
+                else:
+                    found[group[0]] = group[1]
+            yield MatchWork(match_id, rows, summaries.get(match_id), tuple(heads.get(match_id, ())))
+
+    return len(order), works()
+
+
+def _parts(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _event_groups(
+    source: LogSource, order: Sequence[str], counts: Mapping[str, int], named: bool
+) -> Iterator[tuple[str, list[Row]]]:
+    """(match_id, its event rows in seq order) for the matches of `order`."""
+    if named:
+        queries = [
+            (_sql("events_of"), [SEPARATOR.join(part)]) for part in _parts(order, IDS_PER_QUERY)
+        ]
+    else:
+        ranked = sorted(order)
+        queries = []
+        limit = EVENTS_PER_REMOTE_QUERY if source.remote else None
+        start = 0
+        while start < len(ranked):
+            end, total = start, 0
+            while end < len(ranked) and (limit is None or total < limit or end == start):
+                total += counts.get(ranked[end], 0)
+                end += 1
+            queries.append((_sql("events_between"), [ranked[start], ranked[end - 1]]))
+            start = end
+    for sql, params in queries:
+        match_id: str | None = None
+        rows: list[Row] = []
+        for batch in source.batches(sql, params):
+            columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+            for row in zip(*columns, strict=True):
+                if row[0] != match_id:
+                    if match_id is not None:
+                        yield match_id, rows
+                    match_id, rows = row[0], []
+                rows.append(row)
+        if match_id is not None:
+            yield match_id, rows
+
+
+# -- auditing ---------------------------------------------------------------------
+
+
+def audit_log(
+    db_path: str | Path,
+    match_ids: Sequence[str] = (),
+    *,
+    heads: Mapping[str, Sequence[str]] | None = None,
+    workers: int = 1,
+    started: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+    tls_ca: str | None = None,
+) -> Iterator[AuditResult]:
+    """Audit the log's matches (or the named ones), one result per match, in order.
+
+    `started(n)` is told how many matches there are before the first result;
+    `progress(k)` after each chunk of k matches. A head for a match the log
+    does not hold raises UnknownMatch like a named one.
+    """
+    heads = dict(heads or {})
+    with LogSource(db_path, tls_ca=tls_ca) as source:
+        total, works = read_matches(source, match_ids, heads)
+        if heads and not match_ids:
+            _, check = read_matches(source, list(heads))  # every head names a match of the log
+            del check
+        if started is not None:
+            started(total)
+        chunks = _chunked(works, MATCHES_PER_CHUNK)
+        for results in ordered_map(_audit_chunk, chunks, workers, preload=(__name__,)):
+            yield from results
+            if progress is not None:
+                progress(len(results))
+
+
+def _chunked(works: Iterator[MatchWork], size: int) -> Iterator[list[MatchWork]]:
+    chunk: list[MatchWork] = []
+    for work in works:
+        chunk.append(work)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _audit_chunk(chunk: list[MatchWork]) -> list[AuditResult]:
+    return [audit_match(work) for work in chunk]
+
+
+def audit_match(work: MatchWork) -> AuditResult:
+    """Every check of one match's events (docs/audit.md); runs in a worker."""
+    result = AuditResult(work.match_id)
+    _MatchAudit(work, result).run()
+    return result
+
+
+class _Stop(Exception):
+    """A defect after which the rest of the match cannot be replayed meaningfully."""
+
+
+@dataclass
+class _MatchAudit:
+    work: MatchWork
+    result: AuditResult
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+    def problem(self, row: Row | None, kind: str, reason: str, whole_round: bool = False) -> None:
+        if row is None:
+            self.result.problems.append(Problem(None, None, kind, reason))
+            return
+        action = None if whole_round or row[2] != "action" else row[4]
+        self.result.problems.append(Problem(row[3], action, kind, reason, seq=row[1]))
+
+    def note(self, text: str) -> None:
+        self.result.notes.append(text)
+
+    # -- the run --
+
+    def run(self) -> None:
+        rows = self.work.rows
+        if not rows:
+            self.problem(None, "sequence", "the typed tables name this match, but it has no event")
+            return
+        self.details = [self._detail(row) for row in rows]
+        self.check_sequence()
+        secrets = self.check_secrets()
+        self.check_chain(secrets)
+        with contextlib.suppress(_Stop):
+            self.replay(secrets)
+        self.check_summary()
+
+    def _detail(self, row: Row) -> dict[str, Any]:
+        text = row[10]
+        if text is None:
+            return {}
+        try:
+            detail = json.loads(text)
+        except ValueError:
+            self.problem(row, "malformed", "its detail is not JSON")
+            return {}
+        if not isinstance(detail, dict):
+            self.problem(row, "malformed", "its detail is not a JSON object")
+            return {}
+        return detail
+
+    # -- sequence numbers --
+
+    def check_sequence(self) -> None:
+        rows = self.work.rows
+        for expected, row in enumerate(rows):
+            if row[1] != expected:
+                if row[1] > expected:
+                    reason = f"event {expected} is missing: the next logged event is {row[1]}"
+                else:
+                    reason = f"event {row[1]} is logged twice"
+                self.problem(row, "sequence", reason)
+                return
+        if rows[0][2] != "match_created":
+            self.problem(rows[0], "sequence", f"the first event is {rows[0][2]}, not match_created")
+        for row in rows[1:]:
+            if row[2] == "match_created":
+                self.problem(row, "sequence", "a second match_created event")
+        ends = [row for row in rows if row[2] == "match_ended"]
+        if ends and ends[0] is not rows[-1]:
+            self.problem(ends[0], "sequence", "events follow the match's end")
+
+    # -- secrets, commitment, chain --
+
+    def check_secrets(self) -> chain.MatchSecrets | None:
+        """The secrets to check with: those revealed at the end, else those logged at creation."""
+        created = self.details[0] if self.work.rows[0][2] == "match_created" else {}
+        at_creation = chain.MatchSecrets.from_detail(created)
+        ended_at = next(
+            (i for i, row in enumerate(self.work.rows) if row[2] == "match_ended"), None
+        )
+        revealed = None
+        if ended_at is not None:
+            end = self.details[ended_at]
+            revealed = chain.MatchSecrets.from_detail(end)
+            end_row = self.work.rows[ended_at]
+            if at_creation is not None and revealed is None:
+                self.problem(end_row, "reveal_mismatch", "the match's end reveals no chain secret")
+            elif at_creation is not None and revealed is not None:
+                if revealed.chain_secret != at_creation.chain_secret:
+                    self.problem(
+                        end_row,
+                        "reveal_mismatch",
+                        "the chain secret revealed at the end is not the one the match was"
+                        " created with",
+                    )
+                if end.get("seed") != created.get("seed"):
+                    self.problem(
+                        end_row,
+                        "reveal_mismatch",
+                        f"the seed revealed at the end ({end.get('seed')}) is not the one"
+                        f" logged at creation ({created.get('seed')})",
+                    )
+        secrets = revealed or at_creation
+        committed = created.get("seed_commitment")
+        if committed is None:
+            source = created.get("source")
+            if source == "imported":
+                self.note("imported match: its deals were given, not made from a committed seed")
+            elif at_creation is None:
+                self.note(
+                    "begun before the log kept seed commitments (schema 3): its deals are"
+                    " checked against the logged seed, which no commitment binds"
+                )
+            return secrets
+        where = self.work.rows[ended_at] if ended_at is not None else self.work.rows[0]
+        seed = None if secrets is None else secrets.seed
+        salt = None if secrets is None else secrets.salt
+        if seed is None or salt is None or not isinstance(seed, int):
+            self.problem(where, "commitment_mismatch", "no seed and salt to open the commitment")
+            return secrets
+        try:
+            opened = chain.commitment(seed, salt).hex()
+        except ValueError as e:
+            self.problem(where, "commitment_mismatch", f"the revealed seed cannot be opened: {e}")
+            return secrets
+        if opened != committed:
+            self.problem(
+                where,
+                "commitment_mismatch",
+                f"seed {seed} and its salt hash to {opened[:16]}…, not to the commitment"
+                f" {str(committed)[:16]}… given when the match was created",
+            )
+        return secrets
+
+    def check_chain(self, secrets: chain.MatchSecrets | None) -> None:
+        rows = self.work.rows
+        secret = None if secrets is None else secrets.chain_secret
+        if any(row[_HASH] is None for row in rows):
+            first = next(row for row in rows if row[_HASH] is None)
+            self.problem(first, "chain_missing", "the event has no hash: it is not chained")
+            return
+        if secret is None:
+            migrated = (self.work.summary or {}).get("chained_at_migration")
+            span = f"events 0 to {migrated - 1}" if migrated else "its events"
+            self.note(
+                f"{span} carry only a chain made when the log was migrated to schema 3"
+                " (no secret): it shows nothing changed since, not before"
+            )
+        previous = chain.GENESIS
+        recomputed = chain.GENESIS
+        broken = False
+        recomputed_heads: set[str] = set()
+        for row in rows:
+            try:
+                content = chain.row_content(row)
+            except (ValueError, chain.NotCanonical):
+                content = b""
+            stored = bytes(row[_HASH])
+            recomputed = chain.link(recomputed, secret, content)
+            recomputed_heads.add(recomputed.hex())
+            if not broken and chain.link(previous, secret, content) != stored:
+                broken = True
+                self.problem(
+                    row,
+                    "chain_broken",
+                    f"its hash does not follow from its content and the previous event's hash:"
+                    f" the event ({row[2]}) was edited, or one before it was deleted,"
+                    f" inserted or reordered",
+                )
+            previous = stored
+        for head in self.work.heads:
+            if head not in recomputed_heads:
+                self.problem(
+                    None,
+                    "head_mismatch",
+                    f"the head {head[:16]}… a player kept is the hash of no event of this"
+                    " match as logged: the log was rewritten",
+                )
+
+    # -- the replay --
+
+    def replay(self, secrets: chain.MatchSecrets | None) -> None:
+        rows, details = self.work.rows, self.details
+        created = details[0]
+        try:
+            seats, target = created["seats"], created["target"]
+            match = Match(
+                seats,
+                seed=created.get("seed") if isinstance(created.get("seed"), int) else None,
+                target=target,
+                variant=created.get("variant", "american"),
+                round_limit=created.get("round_limit"),
+                auto_deal=False,
+            )
+        except (KeyError, TypeError, ValueError, UnknownVariant) as e:
+            self.problem(rows[0], "malformed", f"the match's settings cannot be read: {e}")
+            raise _Stop from None
+        seeded = isinstance(created.get("seed"), int)
+        if secrets is not None and secrets.seed is not None:
+            seeded = True
+            match.seed = secrets.seed
+        last_action: Any = None
+        for i, row in enumerate(rows[1:], start=1):
+            kind = row[2]
+            if kind != "round_ended" and last_action is not None and last_action.round_end:
+                self.problem(
+                    rows[i - 1], "round_end", "the round ended here, but no round end is logged"
+                )
+                last_action = None
+            if kind == "round_dealt":
+                self.replay_deal(match, row, details[i], seeded)
+            elif kind == "action":
+                last_action = self.replay_action(match, row)
+            elif kind == "round_ended":
+                self.replay_round_end(match, row, details[i], last_action)
+                last_action = None
+            elif kind == "match_ended":
+                self.replay_match_end(match, row, details[i])
+        self.check_unlogged_ends(match, last_action)
+
+    def replay_deal(self, match: Match, row: Row, detail: dict[str, Any], seeded: bool) -> None:
+        if match.phase is Phase.OVER:
+            self.problem(row, "sequence", "a round dealt after the match was over")
+            raise _Stop
+        if match.phase is Phase.PLAYING:
+            self.problem(row, "round_incomplete", "a new round dealt while the last is in play")
+            raise _Stop
+        expected_round = match.round_index + 1
+        if row[3] != expected_round:
+            self.problem(row, "sequence", f"logged as round {row[3]}, it is round {expected_round}")
+        try:
+            logged = Deal(
+                tuple(tuple(Tile.parse(t) for t in hand) for hand in detail["hands"]),
+                tuple(Tile.parse(t) for t in detail["boneyard"]),
+                detail["leader"],
+            )
+        except (KeyError, TypeError, NotationError) as e:
+            self.problem(row, "malformed", f"the deal cannot be read: {e}")
+            raise _Stop from None
+        explicit = detail.get("dealt_by") == "request"
+        if not explicit and seeded:
+            made, choice = match.seeded_deal(expected_round)
+            if made.hands != logged.hands or made.boneyard != logged.boneyard:
+                self.problem(
+                    row,
+                    "deal_mismatch",
+                    f"the logged deal of round {expected_round} is not the one the match's"
+                    " seed makes (docs/dealing.md)",
+                )
+            elif made.leader != logged.leader:
+                self.problem(
+                    row,
+                    "deal_mismatch",
+                    f"seat {logged.leader} leads, but the {choice.value} gives seat {made.leader}",
+                )
+        if detail.get("leader_choice") is not None:
+            expected_choice = (
+                "finisher" if match.next_leader is not None else ("explicit" if explicit else "lot")
+            )
+            if detail.get("leader_choice") != expected_choice:
+                self.problem(
+                    row,
+                    "deal_mismatch",
+                    f"the leader is logged as chosen by {detail.get('leader_choice')},"
+                    f" but it is by {expected_choice}",
+                )
+        try:
+            match.deal(logged)
+        except BadDeal as e:
+            self.problem(row, "bad_deal", str(e))
+            raise _Stop from None
+
+    def replay_action(self, match: Match, row: Row) -> Any:
+        if match.phase is not Phase.PLAYING:
+            what = "the match is over" if match.phase is Phase.OVER else "no round is in play"
+            self.problem(
+                row,
+                "after_win" if match.phase is Phase.OVER else "sequence",
+                f"an action, but {what}",
+            )
+            raise _Stop
+        expected_index = len(match.history[-1].actions)
+        if (row[3], row[4]) != (match.round_index, expected_index):
+            self.problem(
+                row,
+                "sequence",
+                f"logged as round {row[3]}, action {row[4]}; it is round {match.round_index},"
+                f" action {expected_index}",
+            )
+        if row[5] != match.turn:
+            self.problem(
+                row, "out_of_turn", f"logged for seat {row[5]}, but seat {match.turn} is to play"
+            )
+        try:
+            move = Move.parse(row[6])
+        except NotationError as e:
+            self.problem(row, "unparsable_action", str(e))
+            raise _Stop from None
+        try:
+            result = match.apply(move)
+        except IllegalMove as e:
+            self.problem(row, e.kind, f"{move}: {e}")
+            raise _Stop from None
+        if row[8] != result.points:
+            self.problem(
+                row, "points", f"logged {row[8]} points, the action scores {result.points}"
+            )
+        if row[9] != result.ends_sum:
+            self.problem(
+                row,
+                "ends_sum",
+                f"logged an ends sum of {row[9]}, the layout's is {result.ends_sum}",
+            )
+        drawn = None if result.drawn is None else str(result.drawn)
+        if row[7] != drawn:
+            self.problem(row, "drawn", f"logged {row[7]} as drawn, the boneyard gives {drawn}")
+        return result
+
+    def replay_round_end(self, match: Match, row: Row, detail: dict[str, Any], last: Any) -> None:
+        end = None if last is None else last.round_end
+        if end is None:
+            self.problem(
+                row,
+                "round_end",
+                "a round end is logged, but the round did not end there",
+                whole_round=True,
+            )
+            return
+        if row[3] != match.round_index:
+            self.problem(
+                row,
+                "sequence",
+                f"logged for round {row[3]}, it ends round {match.round_index}",
+                whole_round=True,
+            )
+        if detail.get("end") != end.kind.value:
+            self.problem(
+                row,
+                "end",
+                f"logged {detail.get('end')}, the round ended {end.kind.value}",
+                whole_round=True,
+            )
+        if detail.get("finisher") != end.finisher:
+            self.problem(
+                row,
+                "end",
+                f"logged seat {detail.get('finisher')} as finisher, it is {end.finisher}",
+                whole_round=True,
+            )
+        if detail.get("pips") != list(end.pips):
+            self.problem(
+                row,
+                "deduction",
+                f"logged hands of {detail.get('pips')} pips, they hold {list(end.pips)}",
+                whole_round=True,
+            )
+        self._per_seat(row, "deduction", detail.get("deductions"), end.deductions, "deducted")
+        self._per_seat(row, "round_score", detail.get("scores"), end.scores, "a score of")
+        hands = detail.get("hands")
+        if hands is not None and hands != [
+            [str(t) for t in match.hand(s)] for s in range(match.seats)
+        ]:
+            self.problem(
+                row,
+                "end",
+                "the hands logged at the round's end are not those left",
+                whole_round=True,
+            )
+
+    def _per_seat(
+        self, row: Row, kind: str, logged: object, actual: Sequence[int], what: str
+    ) -> None:
+        if not isinstance(logged, list) or len(logged) != len(actual):
+            self.problem(row, kind, f"logged {logged!r} for {len(actual)} seats", whole_round=True)
+            return
+        for seat, (c, a) in enumerate(zip(logged, actual, strict=True)):
+            if c != a:
+                self.problem(
+                    row,
+                    kind,
+                    f"seat {seat}: logged {what} {c}, the engine has {a}",
+                    whole_round=True,
+                )
+
+    def replay_match_end(self, match: Match, row: Row, detail: dict[str, Any]) -> None:
+        if match.phase is not Phase.OVER:
+            self.problem(
+                None,
+                "winner",
+                "a match end is logged, but "
+                + (
+                    f"no side reached {match.target}"
+                    if match.phase is Phase.PLAYING or match.round_limit is None
+                    else "the round limit is not reached"
+                ),
+            )
+            return
+        if detail.get("winner") != match.winner:
+            self.problem(
+                None, "winner", f"logged winner {detail.get('winner')}, but {match.result_text()}"
+            )
+        if detail.get("scores") != list(match.seat_scores()):
+            self.problem(
+                None,
+                "final_score",
+                f"logged final scores {detail.get('scores')},"
+                f" the engine has {list(match.seat_scores())}",
+            )
+        rounds = detail.get("rounds")
+        if rounds is not None and rounds != len(match.history):
+            self.problem(
+                None, "final_score", f"logged {rounds} rounds, the match had {len(match.history)}"
+            )
+        ended_by = detail.get("ended_by")
+        actual = "target" if match.history[-1].end is None else "round_limit"
+        if ended_by is not None and ended_by != actual:
+            self.problem(None, "winner", f"logged as ended by {ended_by}, it ended by {actual}")
+
+    def check_unlogged_ends(self, match: Match, last: Any) -> None:
+        """A round end or a match end the engine made that the log lacks."""
+        rows = self.work.rows
+        kinds = [row[2] for row in rows]
+        if last is not None and last.round_end is not None:
+            self.problem(
+                rows[-1],
+                "round_end",
+                "the round ended here, but no round end is logged",
+                whole_round=True,
+            )
+        if match.phase is Phase.OVER and "match_ended" not in kinds:
+            self.problem(None, "match_end", f"{match.result_text()}, but no match end is logged")
+
+    # -- the typed tables --
+
+    def check_summary(self) -> None:
+        summary = self.work.summary
+        rows, details = self.work.rows, self.details
+        created = details[0] if rows and rows[0][2] == "match_created" else {}
+        if summary is None or not summary.get("has_settings"):
+            self.problem(None, "summary", "the match has no row in match_settings_all")
+        else:
+            checks = {
+                "seats": created.get("seats"),
+                "target": created.get("target"),
+                "seed": None if created.get("seed") is None else str(created.get("seed")),
+                "variant": created.get("variant", "american"),
+                "round_limit": created.get("round_limit"),
+                "players": created.get("players"),
+                "seed_commitment": created.get("seed_commitment"),
+            }
+            for key, value in checks.items():
+                if summary.get(key) != value:
+                    self.problem(
+                        None,
+                        "summary",
+                        f"match_settings_all has {key} {summary.get(key)!r},"
+                        f" its creation {value!r}",
+                    )
+        ended = [(row, details[i]) for i, row in enumerate(rows) if row[2] == "match_ended"]
+        has_result = summary is not None and summary.get("has_result")
+        if not ended:
+            if has_result:
+                self.problem(
+                    None, "summary", "match_results_all has a result, but no match end is logged"
+                )
+            return
+        if not has_result:
+            self.problem(None, "summary", "the match ended, but has no row in match_results_all")
+            return
+        assert summary is not None
+        _, end = ended[0]
+        for key in ("winner", "scores", "rounds", "ended_by"):
+            if key in end and summary.get(key) != end.get(key):
+                self.problem(
+                    None,
+                    "summary",
+                    f"match_results_all has {key} {summary.get(key)!r},"
+                    f" the match end {end.get(key)!r}",
+                )

@@ -1,0 +1,69 @@
+-- Reads of `sniff audit --db`. Each starts with "-- name: NAME". Parameters
+-- are positional ($1, ...) because the service's Query RPC binds a list of
+-- scalar values; a list of match ids travels as one text, the ids joined by
+-- the unit separator (chr(31)), which DuckDB splits back into a list that
+-- its index on events_all (match_id) can use.
+
+-- name: matches
+-- Every match of the log, in match_id order, with its number of events:
+-- those with events, and those with settings but no event left.
+SELECT match_id, coalesce(e.events, 0) AS events
+FROM (SELECT match_id, count(*) AS events FROM events_all GROUP BY match_id) AS e
+FULL JOIN (SELECT match_id FROM match_settings_all) AS s USING (match_id)
+ORDER BY match_id;
+
+-- name: matches_of
+-- The same for the named matches ($1: their ids joined by chr(31)).
+SELECT match_id, coalesce(e.events, 0) AS events
+FROM (
+    SELECT match_id, count(*) AS events
+    FROM events_all
+    WHERE list_contains(string_split($1, chr(31)), match_id)
+    GROUP BY match_id
+) AS e
+FULL JOIN (
+    SELECT match_id
+    FROM match_settings_all
+    WHERE list_contains(string_split($1, chr(31)), match_id)
+) AS s USING (match_id)
+ORDER BY match_id;
+
+-- name: summaries
+-- What the typed tables say of each match, to check against its events.
+SELECT
+    match_id,
+    s.match_id IS NOT NULL                AS has_settings,
+    CAST(s.seats AS INTEGER)              AS seats,
+    s.target,
+    CAST(s.seed AS VARCHAR)               AS seed,
+    s.variant,
+    s.round_limit,
+    s.players,
+    s.source,
+    s.seed_commitment,
+    s.chained_at_migration,
+    r.match_id IS NOT NULL                AS has_result,
+    r.winner,
+    r.scores,
+    r.rounds,
+    r.ended_by
+FROM match_settings_all AS s
+FULL JOIN match_results_all AS r USING (match_id);
+
+-- name: events_between
+-- The events of the matches whose ids lie from $1 to $2, each match in order.
+SELECT
+    match_id, seq, kind, round, action_index, seat, move, drawn, points, ends_sum,
+    CAST(detail AS VARCHAR) AS detail, hash
+FROM events_all
+WHERE match_id >= $1 AND match_id <= $2
+ORDER BY match_id, seq;
+
+-- name: events_of
+-- The events of the named matches ($1: ids joined by chr(31)), each in order.
+SELECT
+    match_id, seq, kind, round, action_index, seat, move, drawn, points, ends_sum,
+    CAST(detail AS VARCHAR) AS detail, hash
+FROM events_all
+WHERE list_contains(string_split($1, chr(31)), match_id)
+ORDER BY match_id, seq;

@@ -1,0 +1,68 @@
+"""Both cores for the audits: chunks of work in a process pool, results in input order.
+
+An audit replays every match through the pure-Python engine, which holds
+the GIL, so threads would not help; processes do. The work is cut into
+chunks (a few hundred matches) to pay the pickling and the hand-over per
+chunk rather than per match, and at most a few chunks per worker are in
+flight, so memory stays bounded however long the input. Results come back
+in the order the chunks went in.
+
+Workers are started by a fork server (a clean process, not a fork of this
+one): the CLI may hold gRPC channels and DuckDB connections, which must not
+be copied into a child.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+IN_FLIGHT_PER_WORKER = 3
+"""Chunks queued per worker: enough to keep it busy, few enough to bound memory."""
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def ordered_map(
+    fn: Callable[[T], R],
+    chunks: Iterable[T],
+    workers: int,
+    preload: tuple[str, ...] = (),
+) -> Iterator[R]:
+    """`fn(chunk)` for every chunk, in order; in `workers` processes when more than one.
+
+    `fn` must be a module-level function (it is pickled by name) and chunks
+    and results picklable. With one worker everything runs here, in order,
+    without a pool. An exception in `fn` is raised here, at its chunk.
+    """
+    if workers <= 1:
+        yield from map(fn, chunks)
+        return
+    context = multiprocessing.get_context("forkserver")
+    if preload:
+        context.set_forkserver_preload(list(preload))
+    pending: deque[Future[R]] = deque()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        try:
+            for chunk in chunks:
+                pending.append(pool.submit(fn, chunk))
+                while len(pending) >= workers * IN_FLIGHT_PER_WORKER:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
