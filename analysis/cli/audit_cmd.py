@@ -124,8 +124,9 @@ def audit(
     Exit status: 0 when every match is ok, 1 when any problem was found, 2
     when the command was misused (for example a file that cannot be read).
 
-    Examples: sniff audit matches.jsonl --format jsonl;
-    sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca8...
+    \b
+    Example: sniff audit matches.jsonl --format jsonl
+    Example: sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca89f...
     """
     count = workers or default_workers()
     bar = _Progress(progress, "auditing")
