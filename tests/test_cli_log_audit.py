@@ -120,7 +120,8 @@ def test_the_audit_reads_through_a_live_sniff_serve_and_checks_a_kept_head(
         )
         assert done.returncode == 1
         assert "head_mismatch" in done.stdout
-        assert server.proc is not None and server.proc.poll() is None  # still serving
+        assert server.proc is not None
+        assert server.proc.poll() is None  # still serving
     finally:
         server.close()
     done = sniff("audit", "--db", str(db), "--format", "jsonl")  # the same, from the file
