@@ -17,17 +17,19 @@ the Query RPC of a live service, or a read-only open of the file.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
 from service.engine import (
+    TILES,
     BadDeal,
     Deal,
     IllegalMove,
@@ -55,6 +57,15 @@ then `hash`."""
 _HASH = 11
 
 
+_TILES_BY_NAME = {str(t): t for t in TILES}
+
+
+def _tile(text: object) -> Tile:
+    """A tile from the log's notation (canonical there; any other form the slow way)."""
+    found = _TILES_BY_NAME.get(text) if isinstance(text, str) else None
+    return found if found is not None else Tile.parse(text)  # type: ignore[arg-type]
+
+
 class UnknownMatch(LookupError):
     """A match named on the command line that the log does not hold."""
 
@@ -71,6 +82,40 @@ class MatchWork:
     rows: list[Row]
     summary: dict[str, Any] | None
     heads: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One match of a chunk: its rows are `start` to `end` of the chunk's table."""
+
+    match_id: str
+    start: int
+    end: int
+    summary: dict[str, Any] | None
+    heads: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Consecutive matches' events as one Arrow table, which a worker turns into rows.
+
+    Arrow tables travel between processes as their buffers, so the reading
+    process only slices; the conversion to Python values, as costly as a
+    good part of the audit, happens in the workers.
+    """
+
+    table: pa.Table | None
+    spans: list[Span]
+
+    def works(self) -> list[MatchWork]:
+        rows: list[Row] = []
+        if self.table is not None:
+            columns = [self.table.column(i).to_pylist() for i in range(self.table.num_columns)]
+            rows = list(zip(*columns, strict=True))
+        return [
+            MatchWork(span.match_id, rows[span.start : span.end], span.summary, span.heads)
+            for span in self.spans
+        ]
 
 
 # -- reading ----------------------------------------------------------------------
@@ -91,57 +136,85 @@ def parse_heads(values: Sequence[str]) -> dict[str, list[str]]:
     return heads
 
 
-def read_matches(
-    source: LogSource,
-    match_ids: Sequence[str] = (),
-    heads: Mapping[str, Sequence[str]] | None = None,
-) -> tuple[int, Iterator[MatchWork]]:
-    """How many matches, and each one's events and summary, in order.
-
-    The order is that of `match_ids` when given (each once), else match_id
-    order. Raises UnknownMatch for a named match the log does not hold.
-    """
-    heads = heads or {}
+def list_matches(source: LogSource, match_ids: Sequence[str] = ()) -> dict[str, int]:
+    """Each match to audit (the named ones, or all) with its number of events, in
+    match_id order. Raises UnknownMatch for a named match the log does not hold."""
     named = list(dict.fromkeys(match_ids))
-    if named:
-        listed: dict[str, int] = {}
-        for part in _parts(named, IDS_PER_QUERY):
-            table = source.query(_sql("matches_of"), [SEPARATOR.join(part)])
-            listed.update(
-                zip(
-                    table.column("match_id").to_pylist(),
-                    table.column("events").to_pylist(),
-                    strict=True,
-                )
-            )
-        missing = [m for m in named if m not in listed]
-        if missing:
-            raise UnknownMatch(f"no match {missing[0]!r} in {source.db_path}")
-        order = named
-        counts = listed
-    else:
+    if not named:
         table = source.query(_sql("matches"))
-        order = table.column("match_id").to_pylist()
-        counts = dict(zip(order, table.column("events").to_pylist(), strict=True))
+    else:
+        tables = [
+            source.query(_sql("matches_of"), [SEPARATOR.join(part)])
+            for part in _parts(named, IDS_PER_QUERY)
+        ]
+        table = pa.concat_tables(tables)
+    ids = table.column("match_id").to_pylist()
+    counts = dict(sorted(zip(ids, table.column("events").to_pylist(), strict=True)))
+    missing = [m for m in named if m not in counts]
+    if missing:
+        raise UnknownMatch(f"no match {missing[0]!r} in {source.db_path}")
+    return counts
+
+
+def read_chunks(
+    source: LogSource,
+    counts: Mapping[str, int],
+    heads: Mapping[str, Sequence[str]],
+    named: bool,
+) -> Iterator[Chunk]:
+    """The matches of `counts` (in its order, match_id order) in chunks of about
+    MATCHES_PER_CHUNK, each with its summary and the heads kept for it."""
     summaries = {r["match_id"]: r for r in source.query(_sql("summaries")).to_pylist()}
+    order = list(counts)
+    pending: list[pa.RecordBatch] = []
+    pending_rows = 0
+    spans: list[Span] = []
+    position = 0  # the next match of `order` to place
 
-    def works() -> Iterator[MatchWork]:
-        groups = _event_groups(source, order, counts, bool(named))
-        found: dict[str, list[Row]] = {}
-        for match_id in order:
-            rows = found.pop(match_id, None)
-            while rows is None:
-                group = next(groups, None)
-                if group is None:
-                    rows = []
-                    break
-                if group[0] == match_id:
-                    rows = group[1]
-                else:
-                    found[group[0]] = group[1]
-            yield MatchWork(match_id, rows, summaries.get(match_id), tuple(heads.get(match_id, ())))
+    def span(match_id: str, start: int, end: int) -> Span:
+        return Span(match_id, start, end, summaries.get(match_id), tuple(heads.get(match_id, ())))
 
-    return len(order), works()
+    def flush() -> Chunk:
+        nonlocal pending, pending_rows, spans
+        table = pa.Table.from_batches(pending) if pending else None
+        chunk = Chunk(table, spans)
+        pending, pending_rows, spans = [], 0, []
+        return chunk
+
+    for batch in _event_batches(source, order, counts, named):
+        ids = batch.column(0).to_pylist()
+        begin = 0
+        while begin < len(ids):
+            match_id = ids[begin]
+            end = begin + 1
+            while end < len(ids) and ids[end] == match_id:
+                end += 1
+            here = pending_rows + begin  # where this run starts in the chunk's table
+            last = spans[-1] if spans else None
+            if begin == 0 and last is not None and last.match_id == match_id:
+                # the match's events run on from the previous batch
+                spans[-1] = span(match_id, last.start, here + end - begin)
+                begin = end
+                continue
+            while position < len(order) and order[position] != match_id:
+                spans.append(span(order[position], here, here))  # a match with no event
+                position += 1
+            if len(spans) >= MATCHES_PER_CHUNK:
+                if begin:
+                    pending.append(batch.slice(0, begin))
+                    batch, ids, end, begin = batch.slice(begin), ids[begin:], end - begin, 0
+                yield flush()
+            start = pending_rows + begin
+            spans.append(span(match_id, start, start + end - begin))
+            position += 1
+            begin = end
+        pending.append(batch)
+        pending_rows += batch.num_rows
+    while position < len(order):
+        spans.append(span(order[position], pending_rows, pending_rows))
+        position += 1
+    if spans:
+        yield flush()
 
 
 def _parts(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
@@ -149,39 +222,29 @@ def _parts(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
         yield items[start : start + size]
 
 
-def _event_groups(
+def _event_batches(
     source: LogSource, order: Sequence[str], counts: Mapping[str, int], named: bool
-) -> Iterator[tuple[str, list[Row]]]:
-    """(match_id, its event rows in seq order) for the matches of `order`."""
+) -> Iterator[pa.RecordBatch]:
+    """The events of the matches of `order` (sorted), each match in seq order."""
     if named:
         queries = [
             (_sql("events_of"), [SEPARATOR.join(part)]) for part in _parts(order, IDS_PER_QUERY)
         ]
     else:
-        ranked = sorted(order)
         queries = []
         limit = EVENTS_PER_REMOTE_QUERY if source.remote else None
         start = 0
-        while start < len(ranked):
+        while start < len(order):
             end, total = start, 0
-            while end < len(ranked) and (limit is None or total < limit or end == start):
-                total += counts.get(ranked[end], 0)
+            while end < len(order) and (limit is None or total < limit or end == start):
+                total += counts.get(order[end], 0)
                 end += 1
-            queries.append((_sql("events_between"), [ranked[start], ranked[end - 1]]))
+            queries.append((_sql("events_between"), [order[start], order[end - 1]]))
             start = end
     for sql, params in queries:
-        match_id: str | None = None
-        rows: list[Row] = []
         for batch in source.batches(sql, params):
-            columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
-            for row in zip(*columns, strict=True):
-                if row[0] != match_id:
-                    if match_id is not None:
-                        yield match_id, rows
-                    match_id, rows = row[0], []
-                rows.append(row)
-        if match_id is not None:
-            yield match_id, rows
+            if batch.num_rows:
+                yield batch
 
 
 # -- auditing ---------------------------------------------------------------------
@@ -197,40 +260,39 @@ def audit_log(
     progress: Callable[[int], None] | None = None,
     tls_ca: str | None = None,
 ) -> Iterator[AuditResult]:
-    """Audit the log's matches (or the named ones), one result per match, in order.
+    """Audit the log's matches (or the named ones, in the order named), one result each.
 
     `started(n)` is told how many matches there are before the first result;
     `progress(k)` after each chunk of k matches. A head for a match the log
     does not hold raises UnknownMatch like a named one.
     """
     heads = dict(heads or {})
+    named = list(dict.fromkeys(match_ids))
     with LogSource(db_path, tls_ca=tls_ca) as source:
-        total, works = read_matches(source, match_ids, heads)
-        if heads and not match_ids:
-            _, check = read_matches(source, list(heads))  # every head names a match of the log
-            del check
+        counts = list_matches(source, named)
+        if heads:
+            list_matches(source, list(heads))  # every head names a match of the log
         if started is not None:
-            started(total)
-        chunks = _chunked(works, MATCHES_PER_CHUNK)
-        for results in ordered_map(_audit_chunk, chunks, workers, preload=(__name__,)):
-            yield from results
+            started(len(counts))
+        chunks = read_chunks(source, counts, heads, bool(named))
+        audited = ordered_map(_audit_chunk, chunks, workers, preload=(__name__,))
+        if not named:
+            for results in audited:
+                yield from results
+                if progress is not None:
+                    progress(len(results))
+            return
+        by_id: dict[str, AuditResult] = {}
+        for results in audited:  # read in match_id order, reported in the order named
+            by_id.update((r.id, r) for r in results)
             if progress is not None:
                 progress(len(results))
+        for match_id in named:
+            yield by_id[match_id]
 
 
-def _chunked(works: Iterator[MatchWork], size: int) -> Iterator[list[MatchWork]]:
-    chunk: list[MatchWork] = []
-    for work in works:
-        chunk.append(work)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-def _audit_chunk(chunk: list[MatchWork]) -> list[AuditResult]:
-    return [audit_match(work) for work in chunk]
+def _audit_chunk(chunk: Chunk) -> list[AuditResult]:
+    return [audit_match(work) for work in chunk.works()]
 
 
 def audit_match(work: MatchWork) -> AuditResult:
@@ -280,7 +342,10 @@ class _MatchAudit:
         if text is None:
             return {}
         try:
-            detail = json.loads(text)
+            detail = chain.load_detail(text)
+        except chain.NotCanonical as e:
+            self.problem(row, "malformed", f"its detail holds what no event holds: {e}")
+            return {}
         except ValueError:
             self.problem(row, "malformed", "its detail is not JSON")
             return {}
@@ -387,19 +452,18 @@ class _MatchAudit:
                 f"{span} carry only a chain made when the log was migrated to schema 3"
                 " (no secret): it shows nothing changed since, not before"
             )
-        previous = chain.GENESIS
         recomputed = chain.GENESIS
         broken = False
         recomputed_heads: set[str] = set()
-        for row in rows:
-            try:
-                content = chain.row_content(row)
-            except (ValueError, chain.NotCanonical):
-                content = b""
+        for row, detail in zip(rows, self.details, strict=True):
+            content = chain.canonical(*row[:10], None if row[10] is None else detail, checked=False)
             stored = bytes(row[_HASH])
-            recomputed = chain.link(recomputed, secret, content)
-            recomputed_heads.add(recomputed.hex())
-            if not broken and chain.link(previous, secret, content) != stored:
+            # Up to the first break the recomputed chain is the stored one, so one
+            # link checks this event against the previous one's stored hash.
+            link = recomputed = chain.link(recomputed, secret, content)
+            if self.work.heads:
+                recomputed_heads.add(recomputed.hex())
+            if not broken and link != stored:
                 broken = True
                 self.problem(
                     row,
@@ -408,7 +472,6 @@ class _MatchAudit:
                     f" the event ({row[2]}) was edited, or one before it was deleted,"
                     f" inserted or reordered",
                 )
-            previous = stored
         for head in self.work.heads:
             if head not in recomputed_heads:
                 self.problem(
@@ -471,8 +534,8 @@ class _MatchAudit:
             self.problem(row, "sequence", f"logged as round {row[3]}, it is round {expected_round}")
         try:
             logged = Deal(
-                tuple(tuple(Tile.parse(t) for t in hand) for hand in detail["hands"]),
-                tuple(Tile.parse(t) for t in detail["boneyard"]),
+                tuple(tuple(_tile(t) for t in hand) for hand in detail["hands"]),
+                tuple(_tile(t) for t in detail["boneyard"]),
                 detail["leader"],
             )
         except (KeyError, TypeError, NotationError) as e:

@@ -143,3 +143,13 @@ def test_bench_replay_quick_times_every_command_on_both_logs() -> None:
     assert len(rows) == 8, out
     assert {r[0] for r in rows} == {"as stored today", "with match_id index"}
     assert positive([float(x) for r in rows for x in r[2:]])
+
+
+def test_bench_audit_quick_measures_records_and_the_log_on_one_worker_and_all() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_audit.py", "--quick", "--json", timeout=600))
+    assert doc["matches"] == 600
+    rates = doc["matches_per_s"]
+    assert {k.split("/")[0] for k in rates} == {"records", "log"}
+    assert "records/1" in rates
+    assert "log/1" in rates
+    assert positive(list(rates.values()))

@@ -118,16 +118,27 @@ def canonical(
     points: int | None,
     ends_sum: int | None,
     detail: Mapping[str, Any] | None,
+    *,
+    checked: bool = True,
 ) -> bytes:
-    """The canonical encoding of one event's content (see the module's docstring)."""
-    if detail is not None:
-        _check(detail)
-    # The keys in sorted order, written out: a dict literal in that order and
-    # sort_keys give the same text, this only spares the sort of the outer level.
-    return _encode(
+    """The canonical encoding of one event's content (see the module's docstring).
+
+    `checked=False` skips the walk that refuses floats and non-string keys,
+    for a detail that cannot hold them (one read by `load_detail`).
+    """
+    if detail is None and _plain(action_index, ends_sum, points, round, seat, seq):
+        # Most events are actions, with no detail: written out, four times faster than
+        # the encoder (the same text: keys in order, plain ints, strings escaped alike).
+        return (
+            f'{{"action_index":{_int(action_index)},"detail":null,"drawn":{_str(drawn)},'
+            f'"ends_sum":{_int(ends_sum)},"kind":{_str(kind)},"match_id":{_str(match_id)},'
+            f'"move":{_str(move)},"points":{_int(points)},"round":{_int(round)},'
+            f'"seat":{_int(seat)},"seq":{seq}}}'
+        ).encode()
+    outer = _encode_flat(
         {
             "action_index": action_index,
-            "detail": detail,
+            "detail": None,
             "drawn": drawn,
             "ends_sum": ends_sum,
             "kind": kind,
@@ -138,7 +149,50 @@ def canonical(
             "seat": seat,
             "seq": seq,
         }
-    ).encode("utf-8")
+    )
+    if detail is not None:
+        if checked:
+            _check(detail)
+        # The outer keys are written in sorted order by the dict above, without a
+        # sort; the detail (sorted at every depth) takes the place of its null,
+        # which is the first `,"detail":null,` (only an integer or null is before it).
+        outer = outer.replace(_DETAIL_NULL, f',"detail":{_encode(detail)},', 1)
+    return outer.encode("utf-8")
+
+
+def _plain(*values: object) -> bool:
+    """Every value an int (not a bool or another subclass) or None."""
+    return all(v is None or type(v) is int for v in values)
+
+
+def _int(value: int | None) -> str:
+    return "null" if value is None else str(value)
+
+
+def _str(value: object) -> str:
+    if value is None:
+        return "null"
+    if type(value) is str:
+        return _encode_string(value)
+    return _encode(value)  # not a string: as the encoder writes it (the audit reports it)
+
+
+_encode_string = json.encoder.encode_basestring  # what the encoder writes for a str
+
+
+_encode_flat = json.JSONEncoder(
+    ensure_ascii=False, check_circular=False, allow_nan=False, separators=(",", ":")
+).encode
+_DETAIL_NULL: Final = ',"detail":null,'
+
+
+def _no_float(text: str) -> Any:
+    raise NotCanonical(f"the canonical encoding has no form for the number {text}")
+
+
+def load_detail(text: str) -> Any:
+    """A detail's JSON text as a value, refusing a floating-point number (NotCanonical)."""
+    return json.loads(text, parse_float=_no_float, parse_constant=_no_float)
 
 
 def link(previous: bytes, secret: bytes | None, content: bytes) -> bytes:
@@ -193,9 +247,20 @@ def from_hex(text: object, size: int = HASH_SIZE) -> bytes | None:
 def row_content(row: Sequence[Any]) -> bytes:
     """The canonical encoding of an `events_all` row in column order (detail as JSON text)."""
     detail_text = row[10]
-    detail = None if detail_text is None else json.loads(detail_text)
+    detail = None if detail_text is None else load_detail(detail_text)
     return canonical(
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], detail
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+        detail,
+        checked=False,
     )
 
 
