@@ -310,14 +310,22 @@ def audit_record(obj: object, name: str, *, allow_unfinished: bool = False) -> A
     reported (`match_unfinished`) unless `allow_unfinished`: then a match
     still in play, even one stopped mid-round, audits ok.
     """
+    return audit_parsed(obj, name, allow_unfinished=allow_unfinished)[0]
+
+
+def audit_parsed(
+    obj: object, name: str, *, allow_unfinished: bool = False
+) -> tuple[AuditResult, MatchRecord | None]:
+    """`audit_record`, with the parsed record (None when it is malformed), for a caller
+    that goes on with it (`sniff import`)."""
     result = AuditResult(_record_id(obj) or name)
     try:
         record = parse_record(obj)
     except MalformedRecord as e:
         result.problems.append(Problem(e.round, e.action, e.kind, e.reason))
-        return result
+        return result, None
     _Auditor(record, result, allow_unfinished).run()
-    return result
+    return result, record
 
 
 _JSON_WHITESPACE = " \t\r\n"
@@ -436,20 +444,29 @@ def audit_line(
     number: int, raw: str | bytes, *, allow_unfinished: bool = False
 ) -> tuple[AuditResult, str | None] | None:
     """One line's result and its record's `id` (None: none usable); None for a blank line."""
+    audited = audit_line_parsed(number, raw, allow_unfinished=allow_unfinished)
+    return None if audited is None else audited[:2]
+
+
+def audit_line_parsed(
+    number: int, raw: str | bytes, *, allow_unfinished: bool = False
+) -> tuple[AuditResult, str | None, object, MatchRecord | None] | None:
+    """`audit_line`, with the decoded JSON and the parsed record (for `sniff import`)."""
     name = f"line:{number}"
     text, fault = _decode(raw)
     if text is None:
         assert fault is not None
-        return _malformed(name, fault), None
+        return _malformed(name, fault), None, None, None
     if not text.strip(_JSON_WHITESPACE):
         return None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
-        return _malformed(name, f"not JSON: {e.msg} at column {e.colno}"), None
+        return _malformed(name, f"not JSON: {e.msg} at column {e.colno}"), None, None, None
     except (ValueError, RecursionError) as e:  # an over-long number, too deep nesting
-        return _malformed(name, f"not JSON this audit can read: {e}"), None
-    return audit_record(obj, name, allow_unfinished=allow_unfinished), _record_id(obj)
+        return _malformed(name, f"not JSON this audit can read: {e}"), None, None, None
+    result, record = audit_parsed(obj, name, allow_unfinished=allow_unfinished)
+    return result, _record_id(obj), obj, record
 
 
 def audit_lines(

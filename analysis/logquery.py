@@ -234,3 +234,30 @@ def _check_path(path: Path) -> None:
         raise NoLog(f"no event log at {path}")
     if path.is_dir():
         raise NoLog(f"{path} is a directory, not an event log file")
+
+
+IMPORT_CHUNK_BYTES = 1 << 20
+"""Bytes of Arrow IPC per ImportMatches message (the service's bound)."""
+
+
+def import_through_service(
+    owner: Owner, table: pa.Table, *, tls_ca: str | None = None, timeout: float | None = None
+) -> pb.ImportMatchesResponse:
+    """Send whole matches' events to the service that holds the log (ImportMatches)."""
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=8192)
+    data = sink.getvalue()
+
+    def requests() -> Iterator[pb.ImportMatchesRequest]:
+        token = owner.query_token or ""
+        for start in range(0, max(len(data), 1), IMPORT_CHUNK_BYTES):
+            yield pb.ImportMatchesRequest(
+                token=token, arrow_ipc=data[start : start + IMPORT_CHUNK_BYTES]
+            )
+            token = ""
+
+    with channel(owner.address, tls_ca) as chan:
+        stub = sniff_pb2_grpc.SniffServiceStub(chan)
+        reply: pb.ImportMatchesResponse = stub.ImportMatches(requests(), timeout=timeout)
+        return reply

@@ -18,7 +18,8 @@ from typing import Any
 from service.engine import Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
 from service.storage import LogEvent
-from service.storage.chain import GENESIS, MatchSecrets, seal
+from service.storage.chain import GENESIS, MatchSecrets, seal, sealed_rows
+from service.storage.events import EventRow
 
 
 class EventRecorder:
@@ -35,9 +36,12 @@ class EventRecorder:
         variant: str = "american",
         round_limit: int | None = None,
         secrets: MatchSecrets | None = None,
+        sealed: bool = True,
         **settings: Any,
     ) -> None:
+        """`sealed=False` leaves the events' hashes to `rows()` (faster for bulk work)."""
         self.match_id = match_id
+        self.sealed = sealed
         self.match = Match(
             seats,
             seed=seed,
@@ -58,7 +62,7 @@ class EventRecorder:
                 match_id,
                 seats=seats,
                 target=self.match.target,
-                seed=self.match.seed,
+                seed=self.secrets.seed,
                 rules_version=RULES_VERSION,
                 **settings,
                 **self.secrets.created_detail(),
@@ -67,9 +71,16 @@ class EventRecorder:
         self.deal(deal)
 
     def _log(self, *events: LogEvent) -> None:
+        if not self.sealed:
+            self.events.extend(events)
+            return
         head = self.events[-1].hash if self.events else GENESIS
         assert head is not None
         self.events.extend(seal(events, head, self.secrets.chain_secret))
+
+    def rows(self) -> list[EventRow]:
+        """The events as `events_all` rows, chained (logged_at left to the log)."""
+        return sealed_rows(self.events, self.secrets.chain_secret)
 
     def deal(self, deal: Deal | None = None) -> None:
         """Deal the next round (from the seed, or the explicit `deal`) and log it."""

@@ -32,6 +32,7 @@ import pyarrow as pa
 from service import bounds, convert
 from service.engine import IllegalMove, Layout, Move, MoveKind, NotationError, points_for
 from service.errors import (
+    BadArgument,
     Forbidden,
     LimitReached,
     MissingHouseKey,
@@ -45,6 +46,9 @@ from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.status import KNOWN_ERRORS, invalid_argument, to_status
 from service.storage._base import QueryInterrupt
+from service.storage.events import ARROW_SCHEMA, COLUMNS
+from service.storage.imports import BadImport
+from service.storage.log import Imported
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -75,6 +79,13 @@ QUERY_NICE: Final = 19
 The log's DuckDB runs each query on one thread, the calling one (see the
 storage package's service settings), so this covers all of a query's work.
 """
+
+MAX_IMPORT_CHUNK: Final = 1 << 20
+"""Bytes of one ImportMatches message's `arrow_ipc`."""
+MAX_IMPORT_BYTES: Final = 1 << 30
+"""Bytes of one ImportMatches call: some two million events."""
+IMPORT_COLUMNS: Final = COLUMNS[:-1]
+"""The columns of an import's events: those of events_all but logged_at (the log stamps it)."""
 
 _ILLEGAL = "ERROR_REASON_ILLEGAL_MOVE"
 _END = object()
@@ -398,15 +409,62 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             self.streams.wakes.discard(wake)
             self.hub.unlisten(live, notify)
 
+    @_unary
+    async def ImportMatches(
+        self,
+        requests: AsyncIterator[pb.ImportMatchesRequest],
+        context: grpc.aio.ServicerContext,
+    ) -> pb.ImportMatchesResponse:
+        data = bytearray()
+        first = True
+        async for request in requests:
+            if first:
+                first = False
+                self._check_query_token(request.token, "an import")
+            if len(request.arrow_ipc) > MAX_IMPORT_CHUNK:
+                raise BadArgument("arrow_ipc", f"arrow_ipc: more than {MAX_IMPORT_CHUNK:,} bytes")
+            data += request.arrow_ipc
+            if len(data) > MAX_IMPORT_BYTES:
+                raise LimitReached(
+                    "import_bytes", f"an import holds at most {MAX_IMPORT_BYTES:,} bytes"
+                )
+        if first:
+            raise BadArgument("arrow_ipc", "arrow_ipc: the call sent no message")
+        if self._closing:
+            await _stopping()
+        done = await self._blocking(self._import, bytes(data))
+        return pb.ImportMatchesResponse(
+            imported=list(done.imported), already_present=list(done.present), events=done.events
+        )
+
+    def _import(self, data: bytes) -> Imported:
+        try:
+            table = pa.ipc.open_stream(data).read_all()
+        except (pa.ArrowException, ValueError) as exc:
+            raise BadArgument("arrow_ipc", f"arrow_ipc: not an Arrow IPC stream ({exc})") from None
+        missing = [name for name in IMPORT_COLUMNS if name not in table.column_names]
+        if missing:
+            raise BadArgument("arrow_ipc", f"arrow_ipc: the events lack the column {missing[0]}")
+        table = table.select(list(IMPORT_COLUMNS)).append_column(
+            ARROW_SCHEMA.field("logged_at"), pa.nulls(table.num_rows, pa.timestamp("us", tz="UTC"))
+        )
+        try:
+            return self.hub.log.import_matches(table, verify=True)
+        except (TypeError, ValueError, pa.ArrowException) as exc:
+            raise BadImport(f"the events cannot be stored: {exc}") from None
+
+    def _check_query_token(self, token: str, what: str) -> None:
+        if not token:
+            raise MissingToken(f"{what} needs the service's query token (see <db>.owner.json)")
+        if not hmac.compare_digest(token.encode(), self._query_token.encode()):
+            raise Forbidden("the query token is not this service's")
+
     @_streaming
     async def Query(
         self, request: pb.QueryRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.QueryResponse]:
         bounds.query(request)
-        if not request.token:
-            raise MissingToken("a query needs the service's query token (see <db>.owner.json)")
-        if not hmac.compare_digest(request.token.encode(), self._query_token.encode()):
-            raise Forbidden("the query token is not this service's")
+        self._check_query_token(request.token, "a query")
         if self._closing:
             await _stopping()
         if self._queries_running >= MAX_RUNNING_QUERIES:

@@ -36,6 +36,7 @@ from service.errors import (
     WrongHouseKey,
 )
 from service.storage.errors import QueryError, ReadOnlyViolation, StorageError
+from service.storage.imports import BadImport
 
 DOMAIN = "sniff.v1"
 
@@ -60,6 +61,8 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
     if isinstance(exc, IllegalMove):
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_ILLEGAL_MOVE"
+    if isinstance(exc, BadImport):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT"
     if isinstance(exc, ReadOnlyViolation | QueryError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_QUERY"
     if isinstance(exc, BadArgument):

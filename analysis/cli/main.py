@@ -11,6 +11,7 @@ import click
 
 from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
+from analysis.cli.import_cmd import import_
 from analysis.cli.record_cmd import play, record
 from analysis.cli.recover_cmd import recover
 from analysis.cli.replay_cmd import matches, replay
@@ -73,3 +74,4 @@ cli.add_command(query)
 cli.add_command(recover)
 cli.add_command(matches)
 cli.add_command(replay)
+cli.add_command(import_)

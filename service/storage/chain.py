@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .events import LogEvent
+from .events import HASH, EventRow, LogEvent, to_rows
 
 CHAIN_DOMAIN: Final = b"sniff/chain/v1"
 LEGACY_DOMAIN: Final = b"sniff/chain/legacy/v1"
@@ -288,6 +288,16 @@ def seal(events: Iterable[LogEvent], previous: bytes, secret: bytes | None) -> l
         previous = link(previous, secret, event_content(event))
         sealed.append(replace(event, hash=previous))
     return sealed
+
+
+def sealed_rows(
+    events: Sequence[LogEvent], secret: bytes | None, previous: bytes = GENESIS
+) -> list[EventRow]:
+    """The events as `events_all` rows with their hashes: `seal` without a LogEvent per
+    event (for bulk work such as an import, where making one costs more than hashing)."""
+    rows = to_rows(events)
+    hashes = chain([event_content(e) for e in events], secret, previous)
+    return [(*row[:HASH], digest, row[-1]) for row, digest in zip(rows, hashes, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)

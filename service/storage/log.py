@@ -65,11 +65,13 @@ from typing import Final
 
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
 from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
 from .events import (
+    ARROW_SCHEMA,
     COLUMNS,
     EventRow,
     LogEvent,
@@ -82,11 +84,12 @@ from .events import (
     to_rows,
 )
 from .files import make_private, owner_only, private_temp_dir
+from .imports import check_matches
 from .journal import Journal, fsync_dir, journal_path, read_journal
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
 
-__all__ = ["EventLog", "Opening"]
+__all__ = ["EventLog", "Imported", "Opening"]
 
 _log = logging.getLogger(__name__)
 
@@ -129,6 +132,18 @@ class Opening:
     """Rows a leftover journal held (a service that stopped without closing)."""
     loaded_rows: int
     """Of those, the rows DuckDB lacked and now holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What `import_matches` did."""
+
+    imported: tuple[str, ...]
+    """The matches added, in the order given."""
+    present: tuple[str, ...]
+    """The matches left out because the log already held their ids."""
+    events: int
+    """Events added."""
 
 
 @dataclass(slots=True)
@@ -493,6 +508,58 @@ class EventLog(ReadAccess):
         finally:
             self._release()
 
+    # -- importing whole matches -------------------------------------------------
+
+    def import_matches(self, table: pa.Table, *, verify: bool = True) -> Imported:
+        """Add whole finished matches in one transaction: all of them, or nothing.
+
+        For `sniff import` (the file itself, or the service's ImportMatches).
+        `table` holds every event of each match in order, in the columns of
+        `events.ARROW_SCHEMA` (`logged_at` may be null: the log stamps it).
+        With `verify` (the service's call: the events come from a client)
+        each match must be whole and chained (`imports.check_matches`), or
+        nothing is written; without it the caller vouches (`sniff import`
+        made them itself). A match whose id the log already holds is left
+        out: importing twice changes nothing. The events go in as one Arrow
+        insert and DuckDB commits once: an interruption at any point (a full
+        disk, Ctrl-C) leaves the log as it was.
+        """
+        table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
+        ids = [str(m) for m in pc.unique(table.column("match_id")).to_pylist()]
+        if verify:
+            check_matches(_table_rows(table))
+        stamp = pa.scalar(datetime.now(UTC), ARROW_SCHEMA.field("logged_at").type)
+        with self._commit_lock:
+            if self._closing:
+                raise LogClosed(f"the event log {self.path} is closed")
+            self._load()  # the backlog first, so the log's order of commits holds
+            if self._backlog:
+                raise _failure("the event log could not load its journal", self._load_error)
+            present = {
+                str(m)
+                for (m,) in self._wcur.execute(
+                    _sql.query("known_matches"), {"match_ids": ids}
+                ).fetchall()
+            } | (self._known & set(ids))
+            fresh = [m for m in ids if m not in present]
+            if present:
+                table = table.filter(
+                    pc.is_in(table.column("match_id"), pa.array(fresh, pa.string()))
+                )
+            table = table.set_column(
+                COLUMNS.index("logged_at"),
+                "logged_at",
+                pc.coalesce(table.column("logged_at"), stamp),
+            )
+            if table.num_rows:
+                try:
+                    with owner_only():
+                        _insert_table(self._wcur, table)
+                except _INSERT_ERRORS as exc:
+                    raise _failure("the event log could not import the matches", exc) from exc
+                self._known.update(fresh)
+        return Imported(tuple(fresh), tuple(m for m in ids if m in present), table.num_rows)
+
     @contextmanager
     def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
         self.flush()
@@ -604,6 +671,39 @@ def insert_rows(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None
         _insert_arrow(cursor, "insert_pending_results", "_pending_results", table)
     if explicit:
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
+
+
+def _table_rows(table: pa.Table) -> list[EventRow]:
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return list(zip(*columns, strict=True))
+
+
+_TYPED_KINDS: Final = pa.array(["match_created", "round_dealt", "match_ended"], pa.string())
+
+
+def _insert_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
+    """One transaction: the events of `table` (logged_at set) and what they make of the
+    typed tables. The typed rows come from the few events that make them."""
+    typed = _table_rows(table.filter(pc.is_in(table.column("kind"), _TYPED_KINDS)))
+    settings, results, explicit = settings_rows(typed), result_rows(typed), explicitly_dealt(typed)
+    cursor.execute("BEGIN TRANSACTION")
+    try:
+        _insert_arrow(cursor, "insert_pending_events", "_pending_events", table)
+        if settings:
+            _insert_arrow(
+                cursor, "insert_pending_settings", "_pending_settings", settings_to_arrow(settings)
+            )
+        if results:
+            _insert_arrow(
+                cursor, "insert_pending_results", "_pending_results", results_to_arrow(results)
+            )
+        if explicit:
+            cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
+        cursor.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):
+            cursor.execute("ROLLBACK")
+        raise
 
 
 def _insert_arrow(

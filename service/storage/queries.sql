@@ -173,3 +173,9 @@ SELECT match_id, seq, hash
 FROM events_all
 WHERE list_contains($match_ids, match_id)
 QUALIFY row_number() OVER (PARTITION BY match_id ORDER BY seq DESC) = 1;
+
+-- name: known_matches
+-- Which of the given match ids the log already holds (an import leaves them out).
+SELECT DISTINCT match_id FROM match_settings_all WHERE list_contains($match_ids, match_id)
+UNION
+SELECT DISTINCT match_id FROM events_all WHERE list_contains($match_ids, match_id);

@@ -583,3 +583,21 @@ class QueryResponse(_message.Message):
     ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
     arrow_ipc: bytes
     def __init__(self, arrow_ipc: _Optional[bytes] = ...) -> None: ...
+
+class ImportMatchesRequest(_message.Message):
+    __slots__ = ("token", "arrow_ipc")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    arrow_ipc: bytes
+    def __init__(self, token: _Optional[str] = ..., arrow_ipc: _Optional[bytes] = ...) -> None: ...
+
+class ImportMatchesResponse(_message.Message):
+    __slots__ = ("imported", "already_present", "events")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_PRESENT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    imported: _containers.RepeatedScalarFieldContainer[str]
+    already_present: _containers.RepeatedScalarFieldContainer[str]
+    events: int
+    def __init__(self, imported: _Optional[_Iterable[str]] = ..., already_present: _Optional[_Iterable[str]] = ..., events: _Optional[int] = ...) -> None: ...

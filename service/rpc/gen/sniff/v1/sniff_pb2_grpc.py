@@ -81,6 +81,11 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.QueryRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.QueryResponse.FromString,
                 _registered_method=True)
+        self.ImportMatches = channel.stream_unary(
+                '/sniff.v1.SniffService/ImportMatches',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class SniffServiceServicer:
@@ -214,6 +219,35 @@ class SniffServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ImportMatches(self, request_iterator, context):
+        """Adds whole finished matches to the event log in one transaction: all of
+        them, or none. For `sniff import` while the service holds the log.
+
+        The client streams the matches' events as one Arrow IPC stream (the
+        streaming format) split over the messages' `arrow_ipc`, each at most
+        1 MiB and in all at most 1 GiB. Its columns are those of the log's
+        `events_all` table but `logged_at`: match_id, seq, kind, round,
+        action_index, seat, move, drawn, points, ends_sum, detail (JSON text),
+        hash (binary). Each match is every event of it, numbered from 0, from
+        its match_created to its match_ended, with an intact hash chain under
+        the secret its end reveals (docs/chain.md). A match whose id the log
+        already holds is left as it is and reported in `already_present`.
+        `sniff import` audits the records and builds these events; the service
+        checks their form and their chain, and `sniff audit` replays them like
+        any other match.
+
+        Like Query, it needs the service's query token (in the first message):
+        whoever may read the log file may import into it. Errors:
+        UNAUTHENTICATED or PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN) without
+        it; INVALID_ARGUMENT (ERROR_REASON_BAD_ARGUMENT) for bytes that are not
+        such a stream or events that are not whole chained matches;
+        RESOURCE_EXHAUSTED beyond 1 GiB, or (ERROR_REASON_STORAGE_FULL) when the
+        disk is full. A call cancelled before its end imports nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SniffServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -261,6 +295,11 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.Query,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.QueryRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.QueryResponse.SerializeToString,
+            ),
+            'ImportMatches': grpc.stream_unary_rpc_method_handler(
+                    servicer.ImportMatches,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -508,6 +547,33 @@ class SniffService:
             '/sniff.v1.SniffService/Query',
             sniff_dot_v1_dot_sniff__pb2.QueryRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.QueryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportMatches(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/sniff.v1.SniffService/ImportMatches',
+            sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

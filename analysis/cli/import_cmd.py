@@ -1,0 +1,164 @@
+"""`sniff import`: audit RECORD.md records and load the good ones into the event log."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+import pyarrow as pa
+
+from analysis.cli.audit_cmd import _Progress, _read_lines
+from analysis.cli.errors import Misuse, first_line
+from analysis.cli.options import db_option
+from analysis.parallel import default_workers
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(allow_dash=True))
+@db_option
+@click.option(
+    "--skip-bad",
+    is_flag=True,
+    help="Load the records that audit ok and list the others (default: a bad record and "
+    "nothing is loaded).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="Readable text, or one JSON object a record: the audit's, with match_id and status.",
+)
+@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Default: one per core.")
+@click.option("--progress", is_flag=True, help="Show the progress bar even off a terminal.")
+@click.option(
+    "--tls-ca",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    envvar="SNIFF_TLS_CA",
+    help="CA certificate of a service that speaks TLS.",
+)
+def import_(
+    file: str,
+    db_path: str,
+    skip_bad: bool,
+    fmt: str,
+    workers: int | None,
+    progress: bool,
+    tls_ca: str | None,
+) -> None:
+    """Audit match records (RECORD.md JSON Lines, either format, any variant) and load them
+    into the event log as imported matches, all or nothing.
+
+    Each record is audited as `sniff audit` does; if any is bad, nothing is
+    loaded (with --skip-bad, the good ones are). The records go in as whole
+    matches with their hash chain, marked imported, their players and their
+    own ids kept; they have no seed commitment (their deals were given).
+    A record's match id comes from its content (imp-...), so importing it
+    again changes nothing. The load is one transaction: stopped at any point
+    (Ctrl-C included), it leaves the log as it was. While a service holds
+    the log, the matches go in through it (ImportMatches, with its query
+    token).
+
+    Exit status: 0 every record loaded (or already there), 1 some record bad
+    (listed), 2 misuse or an interrupted import.
+
+    Example: sniff import club-night.jsonl --db sniff.duckdb
+    """
+    from analysis.importer import mark, prepare
+
+    if file != "-" and not Path(file).is_file():
+        raise Misuse(
+            f"cannot read {file}: " + ("no such file" if not Path(file).exists() else "not a file")
+        )
+    try:
+        stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
+    except OSError as e:
+        raise Misuse(f"cannot read {file}: {e.strerror or e}") from None
+    bar = _Progress(progress, "importing")
+    committed = False
+    try:
+        try:
+            if file != "-":
+                bar.start(os.path.getsize(file))
+            batch = prepare(
+                _read_lines(stream, file),
+                source="standard input" if file == "-" else file,
+                workers=workers or default_workers(),
+                progress=bar.update,
+            )
+        finally:
+            bar.finish()
+            if file != "-":
+                stream.close()
+        prepared, bad = batch.prepared, batch.bad
+        if bad and not skip_bad:
+            for item in prepared:
+                if item.ok:
+                    item.status = "skipped"
+        else:
+            table = batch.table()
+            imported, present = _load(db_path, table, tls_ca) if table.num_rows else ((), ())
+            committed = True
+            mark(prepared, imported, present)
+    except KeyboardInterrupt:
+        what = "the import was committed before" if committed else "nothing was imported"
+        raise Misuse(f"interrupted: {what}") from None
+    for item in prepared:
+        click.echo(json.dumps(item.to_json()) if fmt == "jsonl" else item.to_text())
+    counts = {
+        s: sum(1 for p in prepared if p.status == s) for s in ("imported", "present", "repeat")
+    }
+    events = sum(p.events for p in prepared if p.status == "imported")
+    click.echo(
+        f"{db_path}: imported {counts['imported']} match{'es' if counts['imported'] != 1 else ''}"
+        f" ({events:,} events); {counts['present'] + counts['repeat']} already there;"
+        f" {len(bad)} bad" + (", so nothing was imported" if bad and not skip_bad else ""),
+        err=True,
+    )
+    sys.exit(1 if bad else 0)
+
+
+def _load(
+    db_path: str, table: pa.Table, tls_ca: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Write the rows through the service that holds the log, or into the file itself."""
+    from analysis.logquery import import_through_service
+    from service.storage import EventLog, LogLocked, StorageError, find_owner
+
+    for _ in range(2):
+        owner = find_owner(db_path)
+        if owner is not None:
+            try:
+                reply = import_through_service(
+                    owner, table.drop_columns(["logged_at"]), tls_ca=tls_ca
+                )
+            except Exception as e:  # the service's refusal
+                details = getattr(e, "details", None)
+                if callable(details):
+                    raise Misuse(f"the service refused the import: {details()}") from None
+                raise
+            return tuple(reply.imported), tuple(reply.already_present)
+        try:
+            log = EventLog(db_path)
+        except LogLocked:
+            continue  # a service took the file meanwhile: go through it
+        except (StorageError, OSError) as e:
+            raise Misuse(_one_line(db_path, e)) from None
+        try:
+            done = log.import_matches(table, verify=False)  # made and chained here
+        except StorageError as e:
+            raise Misuse(_one_line(db_path, e)) from None
+        finally:
+            log.close()
+        return done.imported, done.present
+    raise Misuse(f"{db_path} is held by a process that does not advertise a service")
+
+
+def _one_line(db_path: str, exc: BaseException) -> str:
+    text = first_line(str(exc))
+    return text if db_path in text else f"{db_path}: {text}"

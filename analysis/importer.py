@@ -1,0 +1,222 @@
+"""`sniff import`: RECORD.md records into the event log, as whole matches with their chain.
+
+Each record is audited first (analysis.audit, the same report as `sniff
+audit`); a record that audits ok is replayed into the events the service
+would have logged for the same deals and actions (analysis.match_events),
+marked `source: imported`, with its `players` and its own `id` kept
+(`record_id`), and chained under a fresh secret that its end reveals at once
+(it is over). Its deals were given, not made from a seed: an imported match
+has no commitment, and the audit says so.
+
+An imported match's id is derived from the record's content (`imp-` and 16
+hex digits of a hash of its canonical JSON), so importing the same record
+again finds it in the log and changes nothing.
+
+The file goes in all or nothing: one bad record and nothing is written
+(unless `skip_bad`), and the good ones are written in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from analysis.audit import Audit, AuditResult, audit_line_parsed
+from analysis.match_events import EventRecorder
+from analysis.parallel import ordered_map
+from service.engine import MatchRecord, parse_record
+from service.storage.chain import MatchSecrets
+from service.storage.events import EventRow, rows_to_arrow
+
+ID_DOMAIN = b"sniff/import/v1\x00"
+LINES_PER_CHUNK = 64
+
+
+def imported_match_id(record: object) -> str:
+    """The log's id of an imported record: the same record always gets the same id.
+
+    `imp-` and the first 16 hex digits of SHA-256 over a domain tag and the
+    record's canonical JSON (keys sorted, no whitespace, UTF-8).
+    """
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "imp-" + hashlib.sha256(ID_DOMAIN + text.encode("utf-8")).hexdigest()[:16]
+
+
+def record_rows(
+    record_obj: object, match_id: str, record: MatchRecord | None = None
+) -> list[EventRow]:
+    """The event rows of a record that audits ok, as the service logs a match (chained).
+
+    `record` is the record parsed, when the caller has it already.
+    """
+    if record is None:
+        record = parse_record(record_obj)
+    settings: dict[str, Any] = {"source": "imported"}
+    if record.players is not None:
+        settings["players"] = list(record.players)
+    if record.id is not None:
+        raw = record_obj.get("id") if isinstance(record_obj, dict) else None
+        settings["record_id"] = raw if isinstance(raw, str | int) else record.id
+    recorder = EventRecorder(
+        match_id,
+        record.seats,
+        target=record.target,
+        deal=record.rounds[0].deal,
+        variant=record.variant.name,
+        round_limit=record.round_limit,
+        secrets=MatchSecrets.new(None),
+        sealed=False,
+        **settings,
+    )
+    for index, rnd in enumerate(record.rounds):
+        if index:
+            recorder.deal(rnd.deal)
+        for move in rnd.actions:
+            recorder.apply(move)
+    return recorder.rows()
+
+
+@dataclass(slots=True)
+class Prepared:
+    """One line of the file: its audit, and for a good record its log id and event rows."""
+
+    number: int
+    result: AuditResult
+    record_id: str | None
+    match_id: str | None = None
+    events: int = 0
+    """How many events the record makes (0 for a bad one)."""
+    status: str = "bad"
+    """`bad`, `new` (to import), `imported`, `present` (the log holds it), `repeat` (earlier
+    in the file)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.result.to_json()
+        out["match_id"] = self.match_id
+        out["status"] = self.status
+        return out
+
+    def to_text(self) -> str:
+        if not self.ok:
+            return self.result.to_text() + "\n  not imported"
+        said = {
+            "imported": f"imported as {self.match_id}",
+            "present": f"already in the log as {self.match_id}: left as it is",
+            "repeat": f"the same record as an earlier line ({self.match_id})",
+            "new": f"to import as {self.match_id}",
+            "skipped": "not imported: the file has bad records",
+        }[self.status]
+        return f"{self.result.id}: ok, {said}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    prepared: list[Prepared]
+    table: pa.Table
+    """The events of the chunk's good records, in order (a record's are `events` rows)."""
+    size: int
+
+
+def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
+    """Audit the lines and make the events of the good records (in a worker)."""
+    out = []
+    rows: list[EventRow] = []
+    for number, raw in chunk:
+        audited = audit_line_parsed(number, raw)
+        if audited is None:
+            continue
+        result, record_id, obj, record = audited
+        prepared = Prepared(number, result, record_id)
+        if result.ok:
+            prepared.match_id = imported_match_id(obj)
+            made = record_rows(obj, prepared.match_id, record)
+            prepared.events = len(made)
+            rows += made
+            prepared.status = "new"
+        out.append(prepared)
+    return _Done(out, rows_to_arrow(rows), sum(len(raw) for _, raw in chunk))
+
+
+@dataclass(slots=True)
+class Batch:
+    """A file's records, audited, and the events of the good ones."""
+
+    prepared: list[Prepared]
+    tables: list[pa.Table]
+
+    @property
+    def bad(self) -> list[Prepared]:
+        return [p for p in self.prepared if not p.ok]
+
+    def table(self) -> pa.Table:
+        """Every event to import, once per match."""
+        if not self.tables:
+            return rows_to_arrow([])
+        return pa.concat_tables(self.tables)
+
+
+def prepare(
+    lines: Iterable[bytes],
+    *,
+    source: str,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Batch:
+    """Every record of the file audited, and the good ones turned into events, in order.
+
+    A record reusing an earlier record's `id` is `duplicate_id` (as in
+    `sniff audit`); the same record twice (the same content) is imported
+    once, the second marked `repeat`.
+    """
+    checker = Audit()
+    chunks = _chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
+    seen: set[str] = set()
+    out = Batch([], [])
+    for done in ordered_map(_prepare_chunk, chunks, workers, preload=(__name__,)):
+        start = 0
+        for item in done.prepared:
+            span = (start, item.events)
+            start += item.events
+            if item.record_id is not None:
+                checker._check_unique(item.record_id, item.result, source, item.number)
+            if not item.result.ok:
+                item.status, item.match_id = "bad", None
+            elif item.match_id in seen:
+                item.status = "repeat"
+            elif item.match_id is not None:
+                seen.add(item.match_id)
+                out.tables.append(done.table.slice(*span))
+            out.prepared.append(item)
+        if progress is not None:
+            progress(done.size)
+    return out
+
+
+def _chunked(items: Iterable[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
+    chunk: list[tuple[int, bytes]] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def mark(prepared: Sequence[Prepared], imported: Iterable[str], present: Iterable[str]) -> None:
+    """Record what the log did with each new record."""
+    done, kept = set(imported), set(present)
+    for item in prepared:
+        if item.status == "new":
+            item.status = "imported" if item.match_id in done else "present"
+            if item.match_id not in done and item.match_id not in kept:
+                raise AssertionError(f"the log did not answer for {item.match_id}")
