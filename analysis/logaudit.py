@@ -166,6 +166,7 @@ def read_chunks(
     MATCHES_PER_CHUNK, each with its summary and the heads kept for it."""
     summaries = {r["match_id"]: r for r in source.query(_sql("summaries")).to_pylist()}
     order = list(counts)
+    wanted = set(order)
     pending: list[pa.RecordBatch] = []
     pending_rows = 0
     spans: list[Span] = []
@@ -189,6 +190,9 @@ def read_chunks(
             end = begin + 1
             while end < len(ids) and ids[end] == match_id:
                 end += 1
+            if match_id not in wanted:  # read with a range, not asked for: left out
+                begin = end
+                continue
             here = pending_rows + begin  # where this run starts in the chunk's table
             last = spans[-1] if spans else None
             if begin == 0 and last is not None and last.match_id == match_id:

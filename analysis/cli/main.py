@@ -11,6 +11,7 @@ import click
 
 from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
+from analysis.cli.export_cmd import export
 from analysis.cli.import_cmd import import_
 from analysis.cli.record_cmd import play, record
 from analysis.cli.recover_cmd import recover
@@ -75,3 +76,4 @@ cli.add_command(recover)
 cli.add_command(matches)
 cli.add_command(replay)
 cli.add_command(import_)
+cli.add_command(export)

@@ -1,0 +1,143 @@
+"""`sniff export`: the log's matches as RECORD.md JSON Lines, or its views as Parquet."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from analysis.cli.audit_cmd import _log_errors as _read_errors
+from analysis.cli.errors import Misuse
+from analysis.cli.options import db_option
+from analysis.parallel import default_workers
+
+
+@click.command("export")
+@click.argument("match_ids", nargs=-1, metavar="[MATCH]...")
+@db_option
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    metavar="FILE",
+    help="Write the records here (default: standard output).",
+)
+@click.option(
+    "--parquet",
+    "parquet_dir",
+    metavar="DIR",
+    help="Write the views (matches, deals, actions, round_ends, match_ends) as Parquet under "
+    "DIR/VIEW/created_date=YYYY-MM-DD/, merged by match: exporting again overwrites.",
+)
+@click.option(
+    "--include-unfinished",
+    is_flag=True,
+    help="Export matches still in play too. Their records show every hidden tile (deals, "
+    "draws): keep them from the players.",
+)
+@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Default: one per core.")
+@click.option(
+    "--tls-ca",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    envvar="SNIFF_TLS_CA",
+    help="CA certificate of a service that speaks TLS.",
+)
+def export(
+    match_ids: tuple[str, ...],
+    db_path: str,
+    output: str | None,
+    parquet_dir: str | None,
+    include_unfinished: bool,
+    workers: int | None,
+    tls_ca: str | None,
+) -> None:
+    """Export the log's finished matches (or the MATCHes named) as RECORD.md JSON Lines, or
+    with --parquet its views as Parquet files.
+
+    A record holds the log's own figures as its claims, so `sniff audit` of
+    an export checks the log. An imported match comes back with its own id
+    and players. Matches in play are left out unless --include-unfinished
+    (naming one without it is refused). Reads the log through a running
+    service when one holds it, else the file.
+
+    \b
+    Example: sniff export --db sniff.duckdb -o all.jsonl
+    Example: sniff export --db sniff.duckdb --parquet warehouse/
+    """
+    from analysis.export import export_parquet, export_records
+
+    if parquet_dir is not None and output is not None:
+        raise Misuse("give -o FILE (records) or --parquet DIR, not both")
+    if parquet_dir is not None:
+        target = Path(parquet_dir)
+        if target.exists() and not target.is_dir():
+            raise Misuse(f"--parquet {parquet_dir}: not a directory")
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=target)  # noqa: SIM115
+            probe.close()
+        except OSError as e:
+            raise Misuse(f"cannot write under {parquet_dir}: {e.strerror or e}") from None
+        with _errors():
+            written = export_parquet(
+                db_path, target, match_ids, include_unfinished=include_unfinished, tls_ca=tls_ca
+            )
+        for w in written:
+            click.echo(f"{w.view}: {w.rows:,} rows in {w.partitions} partition(s)")
+        return
+    with _errors(), _sink(output) as sink:
+        for record in export_records(
+            db_path,
+            match_ids,
+            include_unfinished=include_unfinished,
+            workers=workers or default_workers(),
+            tls_ca=tls_ca,
+        ):
+            sink.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from analysis.export import InPlay
+
+    with _read_errors():
+        try:
+            yield
+        except InPlay as e:
+            raise Misuse(str(e)) from None
+        except OSError as e:
+            raise Misuse(f"cannot write: {e.strerror or e}") from None
+
+
+@contextmanager
+def _sink(output: str | None) -> Iterator[object]:
+    """Standard output, or the file: written beside it and renamed when complete."""
+    if output is None:
+        yield _Out()
+        return
+    target = Path(output)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}."
+        )
+    except OSError as e:
+        raise Misuse(f"cannot write {output}: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class _Out:
+    def write(self, text: str) -> None:
+        sys.stdout.write(text)
