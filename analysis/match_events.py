@@ -15,6 +15,7 @@ from typing import Any
 
 from service.engine import Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
+from service.hub import DEALING_VERSION
 from service.storage import LogEvent
 
 
@@ -42,11 +43,9 @@ class EventRecorder:
             variant=variant,
             round_limit=round_limit,
         )
-        # The service's American matches without a limit name neither setting.
-        if variant != "american":
-            settings["variant"] = variant
-        if round_limit is not None:
-            settings["round_limit"] = round_limit
+        settings.setdefault("variant", variant)
+        settings.setdefault("round_limit", round_limit)
+        settings.setdefault("dealing", DEALING_VERSION)
         self.events: list[LogEvent] = [
             LogEvent.match_created(
                 match_id,
@@ -118,8 +117,9 @@ class EventRecorder:
                 LogEvent.match_ended(
                     self.match_id,
                     len(self.events),
-                    winner=match.winner,  # type: ignore[arg-type]
+                    winner=match.winner,
                     scores=match.seat_scores(),
+                    round_limit_reached=end is not None,
                 )
             )
 

@@ -64,7 +64,7 @@ def test_matches_lists_every_match_newest_first_with_its_result(db: Path) -> Non
     assert by_id["in-play"]["finished"] is False
     assert by_id["in-play"]["winner"] is None
     assert by_id["four-seats"]["seats"] == 4
-    assert by_id["position-a"]["variant"] == "american-sniff/1"
+    assert by_id["position-a"]["variant"] == "american"
     for r in rows:
         assert r["rounds"] >= 1
         if r["finished"]:
@@ -138,7 +138,7 @@ def test_matches_table_and_csv_show_the_same_matches(db: Path) -> None:
         "scores",
     ]
     assert lines[-1] == "(5 matches)"
-    assert re.search(r"^four-seats\s+4\s+american-sniff/1\s+\d{4}-\d\d-\d\d", table, re.M)
+    assert re.search(r"^four-seats\s+4\s+american\s+\d{4}-\d\d-\d\d", table, re.M)
     _, text, _ = run("matches", "--db", str(db), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["match_id"] for r in rows] == [line.split()[0] for line in lines[1:-1]]

@@ -191,10 +191,18 @@ class LogEvent:
 
     @classmethod
     def match_ended(
-        cls, match_id: str, seq: int, *, winner: int, scores: Sequence[int]
+        cls,
+        match_id: str,
+        seq: int,
+        *,
+        winner: int | None,
+        scores: Sequence[int],
+        round_limit_reached: bool = False,
     ) -> LogEvent:
-        """The last event of a finished match."""
-        detail = {"winner": winner, "scores": list(scores)}
+        """The last event of a finished match; `winner` is None for a draw at the round limit."""
+        detail: dict[str, Any] = {"winner": winner, "scores": list(scores)}
+        if round_limit_reached:
+            detail["round_limit_reached"] = True
         return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
 
 

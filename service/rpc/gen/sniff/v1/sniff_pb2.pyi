@@ -25,6 +25,21 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_BAD_HOUSE_KEY: _ClassVar[ErrorReason]
     ERROR_REASON_STORAGE_FULL: _ClassVar[ErrorReason]
     ERROR_REASON_STORAGE_UNAVAILABLE: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_ORIENTATION: _ClassVar[ErrorReason]
+
+class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VARIANT_UNSPECIFIED: _ClassVar[Variant]
+    VARIANT_AMERICAN: _ClassVar[Variant]
+    VARIANT_STUBBY: _ClassVar[Variant]
+    VARIANT_BERNDT: _ClassVar[Variant]
+    VARIANT_BRITISH: _ClassVar[Variant]
+
+class Orientation(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ORIENTATION_UNSPECIFIED: _ClassVar[Orientation]
+    ORIENTATION_CROSS: _ClassVar[Orientation]
+    ORIENTATION_INLINE: _ClassVar[Orientation]
 
 class Side(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -70,6 +85,15 @@ ERROR_REASON_LIMIT_REACHED: ErrorReason
 ERROR_REASON_BAD_HOUSE_KEY: ErrorReason
 ERROR_REASON_STORAGE_FULL: ErrorReason
 ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason
+ERROR_REASON_BAD_ORIENTATION: ErrorReason
+VARIANT_UNSPECIFIED: Variant
+VARIANT_AMERICAN: Variant
+VARIANT_STUBBY: Variant
+VARIANT_BERNDT: Variant
+VARIANT_BRITISH: Variant
+ORIENTATION_UNSPECIFIED: Orientation
+ORIENTATION_CROSS: Orientation
+ORIENTATION_INLINE: Orientation
 SIDE_UNSPECIFIED: Side
 SIDE_LOW: Side
 SIDE_HIGH: Side
@@ -100,19 +124,23 @@ class Tile(_message.Message):
 class Move(_message.Message):
     __slots__ = ("lead", "place", "draw", "notation")
     class Lead(_message.Message):
-        __slots__ = ("tile",)
+        __slots__ = ("tile", "orientation")
         TILE_FIELD_NUMBER: _ClassVar[int]
+        ORIENTATION_FIELD_NUMBER: _ClassVar[int]
         tile: Tile
-        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ...) -> None: ...
+        orientation: Orientation
+        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., orientation: _Optional[_Union[Orientation, str]] = ...) -> None: ...
     class Place(_message.Message):
-        __slots__ = ("tile", "board_tile", "side")
+        __slots__ = ("tile", "board_tile", "side", "orientation")
         TILE_FIELD_NUMBER: _ClassVar[int]
         BOARD_TILE_FIELD_NUMBER: _ClassVar[int]
         SIDE_FIELD_NUMBER: _ClassVar[int]
+        ORIENTATION_FIELD_NUMBER: _ClassVar[int]
         tile: Tile
         board_tile: Tile
         side: Side
-        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ...) -> None: ...
+        orientation: Orientation
+        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., orientation: _Optional[_Union[Orientation, str]] = ...) -> None: ...
     class Draw(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
@@ -167,16 +195,18 @@ class OpenSide(_message.Message):
     def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., value: _Optional[int] = ...) -> None: ...
 
 class PlacedTile(_message.Message):
-    __slots__ = ("tile", "board_tile", "side", "sniff")
+    __slots__ = ("tile", "board_tile", "side", "sniff", "orientation")
     TILE_FIELD_NUMBER: _ClassVar[int]
     BOARD_TILE_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     SNIFF_FIELD_NUMBER: _ClassVar[int]
+    ORIENTATION_FIELD_NUMBER: _ClassVar[int]
     tile: Tile
     board_tile: Tile
     side: Side
     sniff: bool
-    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., sniff: _Optional[bool] = ...) -> None: ...
+    orientation: Orientation
+    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., sniff: _Optional[bool] = ..., orientation: _Optional[_Union[Orientation, str]] = ...) -> None: ...
 
 class Placement(_message.Message):
     __slots__ = ("move", "notation")
@@ -205,29 +235,35 @@ class RoundEnd(_message.Message):
     def __init__(self, round_index: _Optional[int] = ..., kind: _Optional[_Union[RoundEndKind, str]] = ..., finisher: _Optional[int] = ..., pips: _Optional[_Iterable[int]] = ..., deductions: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., remaining_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("winner", "winning_seats", "scores")
+    __slots__ = ("winner", "winning_seats", "scores", "round_limit_reached")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_REACHED_FIELD_NUMBER: _ClassVar[int]
     winner: int
     winning_seats: _containers.RepeatedScalarFieldContainer[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    round_limit_reached: bool
+    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., round_limit_reached: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("seat_count", "target", "seed", "first_deal")
+    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit")
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEAL_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
     target: int
     seed: int
     first_deal: Deal
-    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ...) -> None: ...
+    variant: Variant
+    round_limit: int
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn")
+    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +272,8 @@ class CreateMatchResponse(_message.Message):
     LEADER_FIELD_NUMBER: _ClassVar[int]
     LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
     seat_tokens: _containers.RepeatedScalarFieldContainer[str]
@@ -244,7 +282,9 @@ class CreateMatchResponse(_message.Message):
     leader: int
     leader_choice: LeaderChoice
     turn: int
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ...) -> None: ...
+    variant: Variant
+    round_limit: int
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
 
 class DealRoundRequest(_message.Message):
     __slots__ = ("match_id", "token", "deal")
@@ -325,10 +365,12 @@ class ApplyMoveResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ScoreLayoutRequest(_message.Message):
-    __slots__ = ("placements",)
+    __slots__ = ("placements", "variant")
     PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
     placements: _containers.RepeatedCompositeFieldContainer[Placement]
-    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ...) -> None: ...
+    variant: Variant
+    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., variant: _Optional[_Union[Variant, str]] = ...) -> None: ...
 
 class ScoreLayoutResponse(_message.Message):
     __slots__ = ("counted_ends", "ends_sum", "points", "open_sides")
@@ -379,7 +421,7 @@ class GetStateResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
 
 class MatchState(_message.Message):
-    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner")
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -403,6 +445,8 @@ class MatchState(_message.Message):
     HANDS_FIELD_NUMBER: _ClassVar[int]
     BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
     seat_count: int
@@ -426,7 +470,9 @@ class MatchState(_message.Message):
     hands: _containers.RepeatedCompositeFieldContainer[Hand]
     boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
     winner: int
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
+    variant: Variant
+    round_limit: int
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "from_sequence")
@@ -461,14 +507,18 @@ class MatchEvent(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
 
 class MatchCreated(_message.Message):
-    __slots__ = ("name", "seat_count", "target")
+    __slots__ = ("name", "seat_count", "target", "variant", "round_limit")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     name: str
     seat_count: int
     target: int
-    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ...) -> None: ...
+    variant: Variant
+    round_limit: int
+    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
 
 class RoundDealt(_message.Message):
     __slots__ = ("round_index", "leader", "leader_choice", "hands", "hand_sizes", "boneyard_size", "boneyard_tiles")
