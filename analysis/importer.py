@@ -56,7 +56,7 @@ def record_rows(
     """
     if record is None:
         record = parse_record(record_obj)
-    settings: dict[str, Any] = {"source": "imported"}
+    settings: dict[str, Any] = {"source": "imported", "dealing": None}  # no seeded deal
     if record.players is not None:
         settings["players"] = list(record.players)
     if record.id is not None:

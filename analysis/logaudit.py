@@ -40,6 +40,7 @@ from service.engine import (
     Tile,
     UnknownVariant,
 )
+from service.hub import DEALING_VERSION
 from service.storage import chain
 
 SEPARATOR = "\x1f"
@@ -503,10 +504,19 @@ class _MatchAudit:
         except (KeyError, TypeError, ValueError, UnknownVariant) as e:
             self.problem(rows[0], "malformed", f"the match's settings cannot be read: {e}")
             raise _Stop from None
-        seeded = isinstance(created.get("seed"), int)
-        if secrets is not None and secrets.seed is not None:
-            seeded = True
-            match.seed = secrets.seed
+        seed = secrets.seed if secrets is not None and secrets.seed is not None else None
+        if seed is None and isinstance(created.get("seed"), int):
+            seed = created["seed"]
+        # Only deals of this release's generator can be made again: a log that does not
+        # name it (written before it was named) had its deals replayed as logged.
+        seeded = seed is not None and created.get("dealing") == DEALING_VERSION
+        if seed is not None:
+            match.seed = seed
+            if not seeded:
+                self.note(
+                    "its deals were made before the log named their generator: they are"
+                    " checked as deals, not recomputed from the seed"
+                )
         last_action: Any = None
         for i, row in enumerate(rows[1:], start=1):
             kind = row[2]
@@ -719,10 +729,15 @@ class _MatchAudit:
             self.problem(
                 None, "final_score", f"logged {rounds} rounds, the match had {len(match.history)}"
             )
-        ended_by = detail.get("ended_by")
-        actual = "target" if match.history[-1].end is None else "round_limit"
-        if ended_by is not None and ended_by != actual:
-            self.problem(None, "winner", f"logged as ended by {ended_by}, it ended by {actual}")
+        at_limit = match.history[-1].end is not None
+        if bool(detail.get("round_limit_reached")) != at_limit:
+            self.problem(
+                None,
+                "winner",
+                "logged as ended at the round limit, it ended at the target"
+                if not at_limit
+                else "logged as ended at the target, it ended at the round limit",
+            )
 
     def check_unlogged_ends(self, match: Match, last: Any) -> None:
         """A round end or a match end the engine made that the log lacks."""
@@ -777,6 +792,10 @@ class _MatchAudit:
             return
         assert summary is not None
         _, end = ended[0]
+        end = {
+            **end,
+            "ended_by": "round_limit" if end.get("round_limit_reached") is True else "target",
+        }
         for key in ("winner", "scores", "rounds", "ended_by"):
             if key in end and summary.get(key) != end.get(key):
                 self.problem(

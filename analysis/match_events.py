@@ -17,6 +17,7 @@ from typing import Any
 
 from service.engine import Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
+from service.hub import DEALING_VERSION
 from service.storage import LogEvent
 from service.storage.chain import GENESIS, MatchSecrets, seal, sealed_rows
 from service.storage.events import EventRow
@@ -50,11 +51,9 @@ class EventRecorder:
             variant=variant,
             round_limit=round_limit,
         )
-        # The service's American matches without a limit name neither setting.
-        if variant != "american":
-            settings["variant"] = variant
-        if round_limit is not None:
-            settings["round_limit"] = round_limit
+        settings.setdefault("variant", variant)
+        settings.setdefault("round_limit", round_limit)
+        settings.setdefault("dealing", DEALING_VERSION)
         self.secrets = MatchSecrets.new(self.match.seed) if secrets is None else secrets
         self.events: list[LogEvent] = []
         self._log(
@@ -143,8 +142,8 @@ class EventRecorder:
                     len(self.events),
                     winner=match.winner,
                     scores=match.seat_scores(),
+                    round_limit_reached=end is not None,
                     rounds=len(match.history),
-                    ended_by="target" if match.history[-1].end is None else "round_limit",
                     **self.secrets.revealed_detail(),
                 )
             )

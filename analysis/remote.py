@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from service.engine import Layout, Move, make_bot, points_for
+from service.engine import AMERICAN, BERNDT, BRITISH, STUBBY, Layout, Move, make_bot, points_for
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 
@@ -37,13 +37,27 @@ def connect(address: str, tls_ca: str | Path | None = None) -> sniff_pb2_grpc.Sn
     return sniff_pb2_grpc.SniffServiceStub(channel(address, tls_ca))
 
 
+_VARIANTS = {
+    pb.VARIANT_UNSPECIFIED: AMERICAN,
+    pb.VARIANT_AMERICAN: AMERICAN,
+    pb.VARIANT_STUBBY: STUBBY,
+    pb.VARIANT_BERNDT: BERNDT,
+    pb.VARIANT_BRITISH: BRITISH,
+}
+
+
 def _layout_of(state: pb.MatchState) -> Layout:
-    layout = Layout()
+    """The layout a state shows, rebuilt under the match's variant (the Sniff's orientation
+    is named only where the variant gives the player a choice)."""
+    variant = _VARIANTS[state.variant]
+    layout = Layout(variant)
     for placed in state.layout_tiles:
         text = f"{placed.tile.low}-{placed.tile.high}"
         if placed.side:
             board = f"{placed.board_tile.low}-{placed.board_tile.high}"
             text += f"@{board}:{pb.Side.Name(placed.side)[5:].lower()}"
+        if placed.sniff and variant.has_choice and placed.orientation:
+            text += "/" + pb.Orientation.Name(placed.orientation)[12:].lower()
         layout.place(Move.parse(text))
     return layout
 
@@ -69,7 +83,8 @@ class RemoteView:
 class PlayedMatch:
     match_id: str
     seats: int
-    winner: int
+    winner: int | None
+    """None for a draw at the round limit."""
     scores: list[int]
     rounds: int
     moves: int
@@ -81,9 +96,17 @@ def play_remote_match(
     bots: Sequence[str],
     seed: int,
     on_action: Callable[[pb.ApplyMoveResponse], Any] | None = None,
+    *,
+    variant: str = "american",
+    round_limit: int | None = None,
 ) -> PlayedMatch:
     """Create a match and play it to its end, each seat a bot holding only its own token."""
-    created = stub.CreateMatch(pb.CreateMatchRequest(seat_count=seats, seed=seed))
+    request = pb.CreateMatchRequest(
+        seat_count=seats, seed=seed, variant=pb.Variant.Value(f"VARIANT_{variant.upper()}")
+    )
+    if round_limit is not None:
+        request.round_limit = round_limit
+    created = stub.CreateMatch(request)
     match_id, tokens = created.match_id, list(created.seat_tokens)
     players = [make_bot(bots[s % len(bots)], seed * 10 + s) for s in range(seats)]
     turn: int | None = created.turn
@@ -117,11 +140,12 @@ def play_remote_match(
         if on_action is not None:
             on_action(reply)
         if reply.HasField("match_end"):
+            end = reply.match_end
             return PlayedMatch(
                 match_id,
                 seats,
-                reply.match_end.winner,
-                list(reply.match_end.scores),
+                end.winner if end.HasField("winner") else None,
+                list(end.scores),
                 rounds,
                 move_count,
             )

@@ -24,6 +24,8 @@ MAX_TARGET: Final = 10_000
 MAX_SEED: Final = SEED_LIMIT - 1
 """Seeds are what the engine deals from: 0 .. 2^64-1 (the whole uint64 field)."""
 MAX_SEATS: Final = 4
+MAX_ROUND_LIMIT: Final = 1_000
+"""The largest round limit (far beyond any real match)."""
 MAX_MOVE_COUNT: Final = 1_000_000
 """The largest `expected_move_count` (far beyond any match to MAX_TARGET)."""
 MAX_SEQUENCE: Final = 2**31 - 1
@@ -96,6 +98,16 @@ def create_match(request: pb.CreateMatchRequest) -> None:
         raise _refuse("seed", f"{request.seed} is out of range (0 to 2^64-1)")
     if request.HasField("first_deal"):
         deal(request.first_deal, "first_deal")
+    variant(request.variant)
+    if request.HasField("round_limit") and not 1 <= request.round_limit <= MAX_ROUND_LIMIT:
+        raise _refuse(
+            "round_limit", f"{request.round_limit} is out of range (1 to {MAX_ROUND_LIMIT:,})"
+        )
+
+
+def variant(value: int, field: str = "variant") -> None:
+    if value not in pb.Variant.values():
+        raise _refuse(field, f"{value} is not a variant (VARIANT_UNSPECIFIED ... VARIANT_BRITISH)")
 
 
 def deal_round(request: pb.DealRoundRequest) -> None:
@@ -125,6 +137,7 @@ def apply_move(request: pb.ApplyMoveRequest) -> None:
 
 
 def score_layout(request: pb.ScoreLayoutRequest) -> None:
+    variant(request.variant)
     if len(request.placements) > MAX_PLACEMENTS:
         raise _refuse("placements", f"{len(request.placements)} (at most {MAX_PLACEMENTS})")
     for i, placement in enumerate(request.placements):

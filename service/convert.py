@@ -20,9 +20,11 @@ from service.engine import (
     Side,
     Tile,
     TileNotationError,
+    winning_seats,
 )
 from service.engine.tiles import TILES
-from service.hub import OBSERVER, ApplyOutcome, Logged, Proof, winning_seats
+from service.engine.variants import VARIANTS, Orientation, Variant
+from service.hub import OBSERVER, ApplyOutcome, Logged, Proof
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.storage.chain import MatchSecrets
 
@@ -45,6 +47,21 @@ _END_KINDS = {
     "domino": pb.ROUND_END_KIND_DOMINO,
     "blocked": pb.ROUND_END_KIND_BLOCKED,
 }
+
+
+_VARIANT_PB = {
+    "american": pb.VARIANT_AMERICAN,
+    "stubby": pb.VARIANT_STUBBY,
+    "berndt": pb.VARIANT_BERNDT,
+    "british": pb.VARIANT_BRITISH,
+}
+_VARIANT_OF_PB = {number: VARIANTS[name] for name, number in _VARIANT_PB.items()}
+_VARIANT_OF_PB[pb.VARIANT_UNSPECIFIED] = VARIANTS["american"]
+_ORIENTATION_PB = {
+    Orientation.CROSS: pb.ORIENTATION_CROSS,
+    Orientation.INLINE: pb.ORIENTATION_INLINE,
+}
+_ORIENTATION_OF_PB = {number: o for o, number in _ORIENTATION_PB.items()}
 
 
 def name_of(match_id: str) -> str:
@@ -70,18 +87,37 @@ def side_pb(side: Side) -> int:
     return int(side) + 1
 
 
+def variant_pb(variant: Variant | str) -> int:
+    return _VARIANT_PB[variant if isinstance(variant, str) else variant.name]
+
+
+def variant_from_pb(value: int) -> Variant:
+    """The variant a request names; unset is American (old clients). Bounds refuse others."""
+    return _VARIANT_OF_PB[value]
+
+
+def _orientation_pb(move: Move) -> int:
+    if move.orientation is None:
+        return pb.ORIENTATION_UNSPECIFIED
+    return _ORIENTATION_PB[move.orientation]
+
+
 def move_pb(move: Move) -> pb.Move:
     if move.kind is MoveKind.PLACE:
         assert move.tile is not None
         assert move.board_tile is not None
         assert move.side is not None
         place = pb.Move.Place(
-            tile=tile_pb(move.tile), board_tile=tile_pb(move.board_tile), side=side_pb(move.side)
+            tile=tile_pb(move.tile),
+            board_tile=tile_pb(move.board_tile),
+            side=side_pb(move.side),
+            orientation=_orientation_pb(move),
         )
         return pb.Move(place=place, notation=str(move))
     if move.kind is MoveKind.LEAD:
         assert move.tile is not None
-        return pb.Move(lead=pb.Move.Lead(tile=tile_pb(move.tile)), notation=str(move))
+        lead = pb.Move.Lead(tile=tile_pb(move.tile), orientation=_orientation_pb(move))
+        return pb.Move(lead=lead, notation=str(move))
     if move.kind is MoveKind.DRAW:
         return pb.Move(draw=pb.Move.Draw(), notation="draw")
     return pb.Move(**{"pass": pb.Move.Pass()}, notation="pass")
@@ -128,11 +164,6 @@ def reveal_pb(secrets: MatchSecrets | None) -> pb.Reveal | None:
     )
 
 
-def _reveal_of_detail(d: dict[str, Any]) -> pb.Reveal | None:
-    """The reveal of a match_ended event's detail (none for a match begun before schema 3)."""
-    return reveal_pb(MatchSecrets.from_detail(d))
-
-
 def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
     result = outcome.result
     msg = pb.ApplyMoveResponse(
@@ -150,18 +181,34 @@ def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
         msg.round_end.CopyFrom(
             round_end_pb(result.round_end, outcome.round_index, outcome.remaining_hands)
         )
-    if result.winner is not None:
+    if result.match_over:
         msg.match_end.CopyFrom(
-            pb.MatchEnd(
-                winner=result.winner,
-                winning_seats=list(outcome.winning_seats),
-                scores=list(outcome.scores),
-                reveal=reveal_pb(outcome.revealed),
+            match_end_pb(
+                result.winner,
+                outcome.scores,
+                result.round_end is not None,
+                outcome.revealed,
             )
         )
     if outcome.turn is not None:
         msg.turn = outcome.turn
     msg.chain_head = hex_of(outcome.chain_head)
+    return msg
+
+
+def match_end_pb(
+    winner: int | None,
+    scores: Sequence[int],
+    at_limit: bool,
+    revealed: MatchSecrets | None = None,
+) -> pb.MatchEnd:
+    msg = pb.MatchEnd(scores=list(scores), round_limit_reached=at_limit)
+    if winner is not None:
+        msg.winner = winner
+        msg.winning_seats.extend(winning_seats(winner, len(scores)))
+    reveal = reveal_pb(revealed)
+    if reveal is not None:
+        msg.reveal.CopyFrom(reveal)
     return msg
 
 
@@ -186,6 +233,9 @@ def state_pb(
                 board_tile=tile_pb(m.board_tile) if m.board_tile is not None else None,
                 side=side_pb(m.side) if m.side is not None else pb.SIDE_UNSPECIFIED,
                 sniff=m.tile == v.sniff,
+                orientation=_ORIENTATION_PB[v.sniff_rule.orientation]
+                if m.tile == v.sniff and v.sniff_rule is not None
+                else pb.ORIENTATION_UNSPECIFIED,
             )
             for m in v.placements
         ],
@@ -196,7 +246,10 @@ def state_pb(
         move_count=v.move_count,
         hands=hands_pb(v.hands or ()),
         boneyard_tiles=tiles_pb(v.boneyard or ()),
+        variant=variant_pb(v.variant),
     )
+    if v.round_limit is not None:
+        msg.round_limit = v.round_limit
     if v.turn is not None:
         msg.turn = v.turn
     if v.viewer is not None:
@@ -215,7 +268,8 @@ def state_pb(
 
 
 def scores_pb(v: SeatView, proof: Proof) -> pb.GetScoresResponse:
-    msg = pb.GetScoresResponse(scores=list(v.scores), target=v.target, over=v.winner is not None)
+    over = v.phase is Phase.OVER
+    msg = pb.GetScoresResponse(scores=list(v.scores), target=v.target, over=over)
     if v.winner is not None:
         msg.winner = v.winner
         msg.winning_seats.extend(winning_seats(v.winner, v.seats))
@@ -230,14 +284,16 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
     d: dict[str, Any] = dict(e.detail or {})
     msg = pb.MatchEvent(sequence=e.seq)
     if e.kind == "match_created":
-        msg.match_created.CopyFrom(
-            pb.MatchCreated(
-                name=name_of(match_id),
-                seat_count=d["seats"],
-                target=d["target"],
-                seed_commitment=d.get("seed_commitment") or "",
-            )
+        created = pb.MatchCreated(
+            name=name_of(match_id),
+            seat_count=d["seats"],
+            target=d["target"],
+            variant=variant_pb(d.get("variant", "american")),
+            seed_commitment=d.get("seed_commitment") or "",
         )
+        if d.get("round_limit") is not None:
+            created.round_limit = d["round_limit"]
+        msg.match_created.CopyFrom(created)
     elif e.kind == "round_dealt":
         hands = [[Tile.parse(t) for t in h] for h in d["hands"]]
         visible = [h if role in (OBSERVER, seat) else [] for seat, h in enumerate(hands)]
@@ -282,18 +338,13 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
             end.finisher = d["finisher"]
         msg.round_ended.CopyFrom(pb.RoundEnded(round_end=end))
     else:
-        winner = d["winner"]
-        winning = winning_seats(winner, len(d["scores"]))
-        msg.match_ended.CopyFrom(
-            pb.MatchEnded(
-                match_end=pb.MatchEnd(
-                    winner=winner,
-                    winning_seats=winning,
-                    scores=d["scores"],
-                    reveal=_reveal_of_detail(d),
-                )
-            )
+        end = match_end_pb(
+            d["winner"],
+            d["scores"],
+            bool(d.get("round_limit_reached")),
+            MatchSecrets.from_detail(d),
         )
+        msg.match_ended.CopyFrom(pb.MatchEnded(match_end=end))
     if e.kind in ("round_ended", "match_ended"):
         msg.chain_head = hex_of(e.hash)
     return msg
@@ -310,19 +361,30 @@ def tile_from_pb(msg: pb.Tile, what: str = "tile") -> Tile:
     return Tile.of(msg.low, msg.high)
 
 
+def _orientation_from_pb(value: int) -> Orientation | None:
+    if value == pb.ORIENTATION_UNSPECIFIED:
+        return None
+    try:
+        return _ORIENTATION_OF_PB[value]
+    except KeyError:
+        raise MoveNotationError(f"{value} is not an orientation") from None
+
+
 def move_from_pb(msg: pb.Move) -> Move:
     kind = msg.WhichOneof("kind")
     if kind == "lead":
-        return Move.lead(tile_from_pb(msg.lead.tile))
+        lead = Move.lead(tile_from_pb(msg.lead.tile))
+        return lead.oriented(_orientation_from_pb(msg.lead.orientation))
     if kind == "place":
         side = msg.place.side
         if not pb.SIDE_LOW <= side <= pb.SIDE_BRANCH_B:
             raise MoveNotationError("a placement must name its side (SIDE_LOW ... SIDE_BRANCH_B)")
-        return Move.place(
+        place = Move.place(
             tile_from_pb(msg.place.tile),
             tile_from_pb(msg.place.board_tile, "board tile"),
             Side(side - 1),
         )
+        return place.oriented(_orientation_from_pb(msg.place.orientation))
     if kind == "draw":
         return Move.draw()
     if kind == "pass":

@@ -42,9 +42,11 @@ from service.engine import (
     Tile,
     view,
 )
+from service.engine.dealing import DOMAIN as DEALING
 from service.engine.errors import TileNotInHand
-from service.engine.rules import RULES_VERSION, team_of
+from service.engine.rules import RULES_VERSION, winning_seats
 from service.engine.tiles import NAMES
+from service.engine.variants import AMERICAN, Variant
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -57,6 +59,9 @@ from service.errors import (
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
 from service.storage.log import EventLog
+
+DEALING_VERSION = DEALING.decode()
+"""Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
 
 _MATCH_ID = MATCH_ID
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
@@ -73,16 +78,6 @@ OBSERVER = -1
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def winning_seats(winner: int, seats: int) -> tuple[int, ...]:
-    """Every seat that wins with `winner`: its own, and with partners its partner's too.
-
-    (This belongs in the engine, beside `team_of`; it lives here until the
-    engine has it.)
-    """
-    team = team_of(winner, seats)
-    return tuple(s for s in range(seats) if team_of(s, seats) == team)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +246,8 @@ class Hub:
         target: int | None = None,
         seed: int | None = None,
         deal: Deal | None = None,
+        variant: Variant = AMERICAN,
+        round_limit: int | None = None,
     ) -> Created:
         """A new match with its first round dealt, durable before it is returned.
 
@@ -258,7 +255,14 @@ class Hub:
         """
         if seed is None:
             seed = secrets.randbits(63)
-        match = Match(seats, seed=seed, target=target, auto_deal=False)
+        match = Match(
+            seats,
+            seed=seed,
+            target=target,
+            variant=variant,
+            round_limit=round_limit,
+            auto_deal=False,
+        )
         match.deal(deal)
         with self._registry_lock:
             if len(self._in_play) + self._creating >= self.max_live_matches:
@@ -289,6 +293,9 @@ class Hub:
             seed=seed,
             rules_version=RULES_VERSION,
             token_sha256=list(digests),
+            variant=match.variant.name,
+            round_limit=match.round_limit,
+            dealing=DEALING_VERSION,
             **live.secrets.created_detail(),
         )
         events = live.seal([created, self._deal_event(live, 1, explicit)])
@@ -387,7 +394,7 @@ class Hub:
             live.events.extend([Logged(e, outcome.move_count) for e in events])
             outcome = self._with_head(live, outcome, events[-1])
             self._notify(live)
-        if outcome.result.winner is not None:
+        if outcome.result.match_over:
             with self._registry_lock:
                 self._in_play.discard(match_id)
             self._retire(match_id)
@@ -430,7 +437,7 @@ class Hub:
         result = match.apply(move, seat)
         layout = match.layout
         hands = None
-        if result.round_end is not None or result.winner is not None:
+        if result.round_end is not None or result.match_over:
             hands = tuple(tuple(match.hand(s)) for s in range(match.seats))
         winners: tuple[int, ...] = ()
         if result.winner is not None:
@@ -482,7 +489,7 @@ class Hub:
             assert outcome.remaining_hands is not None
             hands = [[str(t) for t in h] for h in outcome.remaining_hands]
             events.append(replace(event, detail={**event.detail, "hands": hands}))
-        if result.winner is not None:
+        if result.match_over:
             match = live.match
             reveal = (
                 {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
@@ -493,8 +500,8 @@ class Hub:
                     seq + len(events),
                     winner=result.winner,
                     scores=outcome.scores,
+                    round_limit_reached=result.round_end is not None,
                     rounds=len(match.history),
-                    ended_by="target" if match.history[-1].end is None else "round_limit",
                     **reveal,
                 )
             )
@@ -577,7 +584,17 @@ class Hub:
         if not events or events[0].kind != "match_created":
             raise RecoveryError(f"match {live.match_id}: the log does not start with its creation")
         d: dict[str, Any] = dict(events[0].detail or {})
-        match = Match(d["seats"], seed=d["seed"], target=d["target"], auto_deal=False)
+        match = Match(
+            d["seats"],
+            seed=d["seed"],
+            target=d["target"],
+            variant=d.get("variant", "american"),
+            round_limit=d.get("round_limit"),
+            auto_deal=False,
+        )
+        # Deals made by an older generator (before `dealing` was logged) are replayed as
+        # logged: only this release's generator can be re-run and compared.
+        seeded = d.get("dealing") == DEALING_VERSION
         live.match = match
         live.token_digests = tuple(d["token_sha256"])
         live.secrets = MatchSecrets.from_detail(d)
@@ -591,7 +608,8 @@ class Hub:
                     [Tile.parse(t) for t in detail["boneyard"]],
                     detail["leader"],
                 )
-                dealt = match.deal(logged if detail.get("dealt_by") == "request" else None)
+                explicit = detail.get("dealt_by") == "request" or not seeded
+                dealt = match.deal(logged if explicit else None)
                 if dealt != logged:
                     raise RecoveryError(
                         f"match {live.match_id}: round {event.round} re-deals differently"

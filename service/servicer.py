@@ -264,9 +264,11 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             target=request.target if request.HasField("target") else None,
             seed=request.seed if request.HasField("seed") else None,
             deal=deal,
+            variant=convert.variant_from_pb(request.variant),
+            round_limit=request.round_limit if request.HasField("round_limit") else None,
         )
         match = created.match
-        return pb.CreateMatchResponse(
+        response = pb.CreateMatchResponse(
             name=convert.name_of(created.match_id),
             match_id=created.match_id,
             seat_tokens=list(created.seat_tokens),
@@ -275,8 +277,12 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             leader=match.leader,
             leader_choice=convert._CHOICES[match.history[-1].leader_choice],
             turn=match.turn,
+            variant=convert.variant_pb(match.variant),
             seed_commitment=convert.hex_of(created.seed_commitment),
         )
+        if match.round_limit is not None:
+            response.round_limit = match.round_limit
+        return response
 
     @_unary
     async def DealRound(
@@ -324,7 +330,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
     ) -> pb.ScoreLayoutResponse:
         # At most 28 placements and no shared state: cheap enough for the event loop.
         bounds.score_layout(request)
-        layout = Layout()
+        layout = Layout(convert.variant_from_pb(request.variant))
         for i, placement in enumerate(request.placements):
             which = placement.WhichOneof("kind")
             if which == "notation":
@@ -434,7 +440,9 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             await _stopping()
         done = await self._blocking(self._import, bytes(data))
         return pb.ImportMatchesResponse(
-            imported=list(done.imported), already_present=list(done.present), events=done.events
+            imported_match_ids=list(done.imported),
+            present_match_ids=list(done.present),
+            events=done.events,
         )
 
     def _import(self, data: bytes) -> Imported:

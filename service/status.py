@@ -18,10 +18,12 @@ from service.engine import (
     BadDeal,
     IllegalMove,
     MatchOver,
+    MissingOrientation,
     NoRoundInPlay,
     NotationError,
     NotYourTurn,
     RoundInPlay,
+    UnexpectedOrientation,
 )
 from service.errors import (
     BadArgument,
@@ -55,6 +57,8 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE"
     if isinstance(exc, BadDeal):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_DEAL"
+    if isinstance(exc, MissingOrientation | UnexpectedOrientation):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ORIENTATION"
     if isinstance(exc, NotYourTurn):
         return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_NOT_YOUR_TURN"
     if isinstance(exc, MatchOver | NoRoundInPlay | RoundInPlay):

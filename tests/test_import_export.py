@@ -288,7 +288,7 @@ def test_the_import_rpc_needs_the_query_token_and_whole_chained_matches(
                 )
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         reply = import_through_service(owner, table)
-        assert len(reply.imported) == 24
+        assert len(reply.imported_match_ids) == 24
         assert reply.events == table.num_rows
     finally:
         server.close()

@@ -199,3 +199,31 @@ def test_the_sample_client_plays_over_tls_with_the_services_certificate(
             assert "UNAVAILABLE" in done.stderr
     finally:
         running.stop()
+
+
+@pytest.mark.parametrize("variant", ["american", "stubby", "berndt", "british"])
+def test_the_sample_client_plays_each_variant(
+    server: Running, stub: sniff_pb2_grpc.SniffServiceStub, variant: str
+) -> None:
+    done = run_client(
+        server.address, "4", "11", "--variant", variant, "--round-limit", "2", script=PLAY
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["variant"] == f"VARIANT_{variant.upper()}"
+    logged = query(
+        stub,
+        "SELECT detail ->> '$.variant' AS variant, detail ->> '$.round_limit' AS round_limit "
+        "FROM events_all WHERE match_id = ? AND kind = 'match_created'",
+        result["match_id"],
+    )
+    assert logged == [{"variant": variant, "round_limit": "2"}]
+    end = query(
+        stub,
+        "SELECT detail ->> '$.winner' AS winner, detail -> '$.scores' AS scores FROM events_all "
+        "WHERE match_id = ? AND kind = 'match_ended'",
+        result["match_id"],
+    )
+    winner = None if end[0]["winner"] is None else int(end[0]["winner"])
+    assert winner == result["winner"]
+    assert json.loads(end[0]["scores"]) == result["scores"]

@@ -26,7 +26,10 @@ EXPECTED_RPCS = {
     "GetState": False,
     "WatchMatch": True,
     "Query": True,
+    "ImportMatches": False,
 }
+CLIENT_STREAMING = {"ImportMatches"}
+"""The RPCs a client streams to: an import's Arrow IPC, in chunks."""
 
 # Paths inside FileDescriptorProto / DescriptorProto / ... (descriptor.proto field numbers).
 FILE_MESSAGE, FILE_ENUM, FILE_SERVICE = 4, 5, 6
@@ -85,7 +88,7 @@ def test_generated_module_has_every_rpc() -> None:
     assert service.full_name == "sniff.v1.SniffService"
     streaming = {m.name: m.server_streaming for m in service.methods}
     assert streaming == EXPECTED_RPCS
-    assert not any(m.client_streaming for m in service.methods)
+    assert {m.name for m in service.methods if m.client_streaming} == CLIENT_STREAMING
     for name in EXPECTED_RPCS:
         assert hasattr(sniff_pb2_grpc.SniffServiceServicer, name)
     # The grpc module uses the very same message module (no second copy via sys.path).

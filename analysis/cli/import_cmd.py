@@ -142,7 +142,7 @@ def _load(
                 if callable(details):
                     raise Misuse(f"the service refused the import: {details()}") from None
                 raise
-            return tuple(reply.imported), tuple(reply.already_present)
+            return tuple(reply.imported_match_ids), tuple(reply.present_match_ids)
         try:
             log = EventLog(db_path)
         except LogLocked:

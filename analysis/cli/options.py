@@ -15,7 +15,8 @@ import click
 
 from analysis.cli.errors import Misuse
 from service.defaults import DEFAULT_DB
-from service.engine import VARIANTS
+from service.engine import VARIANTS, parse_bots
+from service.engine.bots import BOTS
 from service.engine.dealing import SEED_LIMIT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -114,3 +115,22 @@ round_limit_option = click.option(
     help="End the match after this many rounds, won by the side ahead or drawn (RULES.md §8). "
     f"1 to {ROUND_LIMIT_MAX:,}; default: no limit.",
 )
+
+
+def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    try:
+        return parse_bots(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def bots_option(default: str) -> Callable[[F], F]:
+    """`--bots`: comma-separated bot names, one per seat (cycled) or one for all; checked
+    here, in one place, for every command that plays bots."""
+    return click.option(
+        "--bots",
+        default=default,
+        show_default=True,
+        callback=_check_bots,
+        help=f"Comma-separated bots, one per seat or one for all ({', '.join(BOTS)}).",
+    )

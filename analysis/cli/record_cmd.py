@@ -12,6 +12,7 @@ import click
 from analysis.cli.errors import Misuse
 from analysis.cli.options import (
     RECORD_MATCHES_MAX,
+    bots_option,
     check_seed_run,
     matches_option,
     round_limit_option,
@@ -21,24 +22,7 @@ from analysis.cli.options import (
     variant_option,
 )
 from analysis.simulate import bot_records, seat_bots
-from service.engine import Match, Phase, make_bot, parse_bots, view
-from service.engine.bots import BOTS
-
-BOTS_NAMES = tuple(BOTS)
-
-_bots_option = click.option(
-    "--bots",
-    default="random",
-    show_default=True,
-    help=f"Comma-separated bots, one per seat or one for all ({', '.join(BOTS_NAMES)}).",
-)
-
-
-def _bot_list(text: str) -> list[str]:
-    try:
-        return list(parse_bots(text))
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+from service.engine import Match, Phase, make_bot, view
 
 
 @click.command()
@@ -48,7 +32,7 @@ def _bot_list(text: str) -> list[str]:
 @target_option
 @variant_option
 @round_limit_option
-@_bots_option
+@bots_option("random")
 @click.option(
     "-o", "--output", type=click.Path(allow_dash=True), default="-", help="Default: stdout."
 )
@@ -59,7 +43,7 @@ def record(
     target: int | None,
     variant: str,
     round_limit: int | None,
-    bots: str,
+    bots: tuple[str, ...],
     output: str,
 ) -> None:
     """Play matches between bots and write them as RECORD.md JSON Lines with full claims.
@@ -70,10 +54,9 @@ def record(
     Example: sniff record --seats 4 --matches 100 --bots greedy,random -o matches.jsonl
     """
     check_seed_run(seed, count)
-    names = _bot_list(bots)
     with _open_output(output) as out:
         for rec in bot_records(
-            seats, count, seed, names, target, variant=variant, round_limit=round_limit
+            seats, count, seed, bots, target, variant=variant, round_limit=round_limit
         ):
             out.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
@@ -94,16 +77,20 @@ def _open_output(path: str) -> contextlib.AbstractContextManager[TextIO]:
 @target_option
 @variant_option
 @round_limit_option
-@_bots_option
+@bots_option("random")
 def play(
-    seats: int, seed: int, target: int | None, variant: str, round_limit: int | None, bots: str
+    seats: int,
+    seed: int,
+    target: int | None,
+    variant: str,
+    round_limit: int | None,
+    bots: tuple[str, ...],
 ) -> None:
     """Play one match between bots in this process and print it move by move.
 
     Example: sniff play --seats 3 --bots greedy --seed 7 --variant berndt
     """
-    names = _bot_list(bots)
-    players = [make_bot(name, seed * 10 + i) for i, name in enumerate(seat_bots(seats, names))]
+    players = [make_bot(name, seed * 10 + i) for i, name in enumerate(seat_bots(seats, bots))]
     match = Match(seats, seed=seed, target=target, variant=variant, round_limit=round_limit)
     click.echo(f"{variant} sniff, {seats} seats, target {match.target}")
     while True:

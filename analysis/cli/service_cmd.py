@@ -10,10 +10,13 @@ from analysis.cli.errors import Misuse, check_port_free, first_line, startup_fai
 from analysis.cli.formats import render_table, write_csv, write_jsonl
 from analysis.cli.options import (
     DEMO_MATCHES_MAX,
+    bots_option,
     check_seed_run,
     db_option,
     matches_option,
+    round_limit_option,
     seed_option,
+    variant_option,
 )
 from analysis.cli.params import HELP as PARAM_HELP
 from analysis.cli.params import PARAM
@@ -111,11 +114,18 @@ def serve(
 @click.command()
 @matches_option(3, DEMO_MATCHES_MAX, "How many matches; seat counts cycle 2, 3, 4.")
 @seed_option(1, "Seed of the first match; match i gets seed + i.")
-@click.option(
-    "--bots", default="greedy,random", show_default=True, help="random or greedy, per seat."
-)
+@bots_option("greedy,random")
+@variant_option
+@round_limit_option
 @db_option
-def demo(count: int, seed: int, bots: str, db_path: str) -> None:
+def demo(
+    count: int,
+    seed: int,
+    bots: tuple[str, ...],
+    variant: str,
+    round_limit: int | None,
+    db_path: str,
+) -> None:
     """Start the service, play matches between bot clients over gRPC, and report from the log.
 
     The bots are real gRPC clients that each hold only their own seat's
@@ -128,9 +138,6 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
     from service.server import create_server
 
     check_seed_run(seed, count)
-    names = [b.strip() for b in bots.split(",") if b.strip()]
-    if not names or any(n not in ("random", "greedy") for n in names):
-        raise click.BadParameter("bots are 'random' or 'greedy'", param_hint="--bots")
     try:
         running = create_server("127.0.0.1:0", db_path)
     except Exception as e:
@@ -143,10 +150,13 @@ def demo(count: int, seed: int, bots: str, db_path: str) -> None:
         stub = connect(running.address)
         for i in range(count):
             seats = (2, 3, 4)[i % 3]
-            played = play_remote_match(stub, seats, names, seed + i)
+            played = play_remote_match(
+                stub, seats, bots, seed + i, variant=variant, round_limit=round_limit
+            )
+            result = "a draw" if played.winner is None else f"seat {played.winner} wins"
             click.echo(
-                f"match {played.match_id}: {seats} seats, {played.rounds} rounds, "
-                f"{played.moves} moves; seat {played.winner} wins, scores {played.scores}"
+                f"match {played.match_id}: {variant}, {seats} seats, {played.rounds} rounds, "
+                f"{played.moves} moves; {result}, scores {played.scores}"
             )
         table = query_service(
             running.address,

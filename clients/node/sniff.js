@@ -105,6 +105,8 @@ function parseOptions(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--tls-ca') options.tlsCa = argv[++i];
     else if (argv[i] === '--house-key-file') options.houseKey = fs.readFileSync(argv[++i], 'utf8').trim();
+    else if (argv[i] === '--variant') options.variant = argv[++i];
+    else if (argv[i] === '--round-limit') options.roundLimit = Number.parseInt(argv[++i], 10);
     else rest.push(argv[i]);
   }
   if (!options.tlsCa && process.env.SNIFF_TLS_CA) options.tlsCa = process.env.SNIFF_TLS_CA;

@@ -43,7 +43,14 @@ from service.engine.match import (
 )
 from service.engine.moves import DRAW, PASS, Move, MoveKind, Side
 from service.engine.record import MalformedRecord, MatchRecord, parse_record, replay, to_record
-from service.engine.rules import HAND_SIZE, RULES_VERSION, TARGET, deduction, team_of
+from service.engine.rules import (
+    HAND_SIZE,
+    RULES_VERSION,
+    TARGET,
+    deduction,
+    team_of,
+    winning_seats,
+)
 from service.engine.tiles import TILES, Tile
 from service.engine.variants import (
     AMERICAN,
@@ -129,4 +136,5 @@ __all__ = [
     "to_record",
     "variant_named",
     "view",
+    "winning_seats",
 ]

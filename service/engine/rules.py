@@ -18,6 +18,12 @@ def team_of(seat: Seat, seats: int) -> int:
     return seat % 2 if seats == 4 else seat
 
 
+def winning_seats(winner: Seat, seats: int) -> tuple[Seat, ...]:
+    """Every seat that wins with `winner`: its own, and with partners its partner's too."""
+    team = team_of(winner, seats)
+    return tuple(s for s in range(seats) if team_of(s, seats) == team)
+
+
 def team_count(seats: int) -> int:
     return 2 if seats == 4 else seats
 

@@ -209,15 +209,19 @@ class LogEvent:
         *,
         winner: int | None,
         scores: Sequence[int],
+        round_limit_reached: bool = False,
         **extra: Any,
     ) -> LogEvent:
-        """The last event of a finished match (`winner` None: drawn at the round limit).
+        """The last event of a finished match; `winner` is None for a draw at the round limit.
 
-        `extra` holds the rest: `rounds` and `ended_by` (`target` or
-        `round_limit`), which the typed results table takes, and the reveal
-        of the seed, its salt and the chain secret (chain.MatchSecrets).
+        `extra` holds the rest: `rounds` (which the typed results table takes)
+        and the reveal of the seed, its salt and the chain secret
+        (chain.MatchSecrets).
         """
-        detail = {"winner": winner, "scores": list(scores), **extra}
+        detail: dict[str, Any] = {"winner": winner, "scores": list(scores)}
+        if round_limit_reached:
+            detail["round_limit_reached"] = True
+        detail.update(extra)
         return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
 
 
@@ -511,7 +515,7 @@ def result_rows(rows: Iterable[EventRow]) -> list[ResultRow]:
         finished_at = row[-1]
         assert finished_at is not None, "rows are stamped before they are journaled"
         scores = detail.get("scores")
-        ended_by = detail.get("ended_by")
+        ended_by = "round_limit" if detail.get("round_limit_reached") is True else "target"
         out.append(
             (
                 row[0],

@@ -25,6 +25,21 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_BAD_HOUSE_KEY: _ClassVar[ErrorReason]
     ERROR_REASON_STORAGE_FULL: _ClassVar[ErrorReason]
     ERROR_REASON_STORAGE_UNAVAILABLE: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_ORIENTATION: _ClassVar[ErrorReason]
+
+class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VARIANT_UNSPECIFIED: _ClassVar[Variant]
+    VARIANT_AMERICAN: _ClassVar[Variant]
+    VARIANT_STUBBY: _ClassVar[Variant]
+    VARIANT_BERNDT: _ClassVar[Variant]
+    VARIANT_BRITISH: _ClassVar[Variant]
+
+class Orientation(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ORIENTATION_UNSPECIFIED: _ClassVar[Orientation]
+    ORIENTATION_CROSS: _ClassVar[Orientation]
+    ORIENTATION_INLINE: _ClassVar[Orientation]
 
 class Side(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -70,6 +85,15 @@ ERROR_REASON_LIMIT_REACHED: ErrorReason
 ERROR_REASON_BAD_HOUSE_KEY: ErrorReason
 ERROR_REASON_STORAGE_FULL: ErrorReason
 ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason
+ERROR_REASON_BAD_ORIENTATION: ErrorReason
+VARIANT_UNSPECIFIED: Variant
+VARIANT_AMERICAN: Variant
+VARIANT_STUBBY: Variant
+VARIANT_BERNDT: Variant
+VARIANT_BRITISH: Variant
+ORIENTATION_UNSPECIFIED: Orientation
+ORIENTATION_CROSS: Orientation
+ORIENTATION_INLINE: Orientation
 SIDE_UNSPECIFIED: Side
 SIDE_LOW: Side
 SIDE_HIGH: Side
@@ -100,19 +124,23 @@ class Tile(_message.Message):
 class Move(_message.Message):
     __slots__ = ("lead", "place", "draw", "notation")
     class Lead(_message.Message):
-        __slots__ = ("tile",)
+        __slots__ = ("tile", "orientation")
         TILE_FIELD_NUMBER: _ClassVar[int]
+        ORIENTATION_FIELD_NUMBER: _ClassVar[int]
         tile: Tile
-        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ...) -> None: ...
+        orientation: Orientation
+        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., orientation: _Optional[_Union[Orientation, str]] = ...) -> None: ...
     class Place(_message.Message):
-        __slots__ = ("tile", "board_tile", "side")
+        __slots__ = ("tile", "board_tile", "side", "orientation")
         TILE_FIELD_NUMBER: _ClassVar[int]
         BOARD_TILE_FIELD_NUMBER: _ClassVar[int]
         SIDE_FIELD_NUMBER: _ClassVar[int]
+        ORIENTATION_FIELD_NUMBER: _ClassVar[int]
         tile: Tile
         board_tile: Tile
         side: Side
-        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ...) -> None: ...
+        orientation: Orientation
+        def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., orientation: _Optional[_Union[Orientation, str]] = ...) -> None: ...
     class Draw(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
@@ -167,16 +195,18 @@ class OpenSide(_message.Message):
     def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., value: _Optional[int] = ...) -> None: ...
 
 class PlacedTile(_message.Message):
-    __slots__ = ("tile", "board_tile", "side", "sniff")
+    __slots__ = ("tile", "board_tile", "side", "sniff", "orientation")
     TILE_FIELD_NUMBER: _ClassVar[int]
     BOARD_TILE_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     SNIFF_FIELD_NUMBER: _ClassVar[int]
+    ORIENTATION_FIELD_NUMBER: _ClassVar[int]
     tile: Tile
     board_tile: Tile
     side: Side
     sniff: bool
-    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., sniff: _Optional[bool] = ...) -> None: ...
+    orientation: Orientation
+    def __init__(self, tile: _Optional[_Union[Tile, _Mapping]] = ..., board_tile: _Optional[_Union[Tile, _Mapping]] = ..., side: _Optional[_Union[Side, str]] = ..., sniff: _Optional[bool] = ..., orientation: _Optional[_Union[Orientation, str]] = ...) -> None: ...
 
 class Placement(_message.Message):
     __slots__ = ("move", "notation")
@@ -205,16 +235,18 @@ class RoundEnd(_message.Message):
     def __init__(self, round_index: _Optional[int] = ..., kind: _Optional[_Union[RoundEndKind, str]] = ..., finisher: _Optional[int] = ..., pips: _Optional[_Iterable[int]] = ..., deductions: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., remaining_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("winner", "winning_seats", "scores", "reveal")
+    __slots__ = ("winner", "winning_seats", "scores", "round_limit_reached", "reveal")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_REACHED_FIELD_NUMBER: _ClassVar[int]
     REVEAL_FIELD_NUMBER: _ClassVar[int]
     winner: int
     winning_seats: _containers.RepeatedScalarFieldContainer[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
+    round_limit_reached: bool
     reveal: Reveal
-    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
+    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., round_limit_reached: _Optional[bool] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
 
 class Reveal(_message.Message):
     __slots__ = ("seed", "seed_salt", "chain_secret")
@@ -227,19 +259,23 @@ class Reveal(_message.Message):
     def __init__(self, seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., chain_secret: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("seat_count", "target", "seed", "first_deal")
+    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit")
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEAL_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
     target: int
     seed: int
     first_deal: Deal
-    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ...) -> None: ...
+    variant: Variant
+    round_limit: int
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "seed_commitment")
+    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit", "seed_commitment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -248,6 +284,8 @@ class CreateMatchResponse(_message.Message):
     LEADER_FIELD_NUMBER: _ClassVar[int]
     LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
@@ -257,8 +295,10 @@ class CreateMatchResponse(_message.Message):
     leader: int
     leader_choice: LeaderChoice
     turn: int
+    variant: Variant
+    round_limit: int
     seed_commitment: str
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class DealRoundRequest(_message.Message):
     __slots__ = ("match_id", "token", "deal")
@@ -341,10 +381,12 @@ class ApplyMoveResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ...) -> None: ...
 
 class ScoreLayoutRequest(_message.Message):
-    __slots__ = ("placements",)
+    __slots__ = ("placements", "variant")
     PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
     placements: _containers.RepeatedCompositeFieldContainer[Placement]
-    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ...) -> None: ...
+    variant: Variant
+    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., variant: _Optional[_Union[Variant, str]] = ...) -> None: ...
 
 class ScoreLayoutResponse(_message.Message):
     __slots__ = ("counted_ends", "ends_sum", "points", "open_sides")
@@ -399,7 +441,7 @@ class GetStateResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
 
 class MatchState(_message.Message):
-    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "seed_commitment", "chain_head", "chain_head_sequence", "reveal")
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -423,6 +465,8 @@ class MatchState(_message.Message):
     HANDS_FIELD_NUMBER: _ClassVar[int]
     BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
@@ -450,11 +494,13 @@ class MatchState(_message.Message):
     hands: _containers.RepeatedCompositeFieldContainer[Hand]
     boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
     winner: int
+    variant: Variant
+    round_limit: int
     seed_commitment: str
     chain_head: str
     chain_head_sequence: int
     reveal: Reveal
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "from_sequence")
@@ -491,16 +537,20 @@ class MatchEvent(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., chain_head: _Optional[str] = ...) -> None: ...
 
 class MatchCreated(_message.Message):
-    __slots__ = ("name", "seat_count", "target", "seed_commitment")
+    __slots__ = ("name", "seat_count", "target", "variant", "round_limit", "seed_commitment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     seat_count: int
     target: int
+    variant: Variant
+    round_limit: int
     seed_commitment: str
-    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class RoundDealt(_message.Message):
     __slots__ = ("round_index", "leader", "leader_choice", "hands", "hand_sizes", "boneyard_size", "boneyard_tiles", "explicit_deal")
@@ -593,11 +643,11 @@ class ImportMatchesRequest(_message.Message):
     def __init__(self, token: _Optional[str] = ..., arrow_ipc: _Optional[bytes] = ...) -> None: ...
 
 class ImportMatchesResponse(_message.Message):
-    __slots__ = ("imported", "already_present", "events")
-    IMPORTED_FIELD_NUMBER: _ClassVar[int]
-    ALREADY_PRESENT_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("imported_match_ids", "present_match_ids", "events")
+    IMPORTED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    PRESENT_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
-    imported: _containers.RepeatedScalarFieldContainer[str]
-    already_present: _containers.RepeatedScalarFieldContainer[str]
+    imported_match_ids: _containers.RepeatedScalarFieldContainer[str]
+    present_match_ids: _containers.RepeatedScalarFieldContainer[str]
     events: int
-    def __init__(self, imported: _Optional[_Iterable[str]] = ..., already_present: _Optional[_Iterable[str]] = ..., events: _Optional[int] = ...) -> None: ...
+    def __init__(self, imported_match_ids: _Optional[_Iterable[str]] = ..., present_match_ids: _Optional[_Iterable[str]] = ..., events: _Optional[int] = ...) -> None: ...

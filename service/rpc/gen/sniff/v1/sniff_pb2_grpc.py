@@ -231,7 +231,7 @@ class SniffServiceServicer:
         hash (binary). Each match is every event of it, numbered from 0, from
         its match_created to its match_ended, with an intact hash chain under
         the secret its end reveals (docs/chain.md). A match whose id the log
-        already holds is left as it is and reported in `already_present`.
+        already holds is left as it is and reported in `present_match_ids`.
         `sniff import` audits the records and builds these events; the service
         checks their form and their chain, and `sniff audit` replays them like
         any other match.
