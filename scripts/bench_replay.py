@@ -10,9 +10,12 @@ and times. Then, from the file with no service running, it times:
   replay or the listing, the rendering), median of --runs;
 - as a subprocess: the whole `sniff ...` command, start-up included.
 
-Each is measured on the log as the storage package makes it today, and on
-a copy with an index on events (match_id), which is what lets DuckDB find
-one match without scanning the log (see the report at the end).
+Each is measured on the log as the storage package makes it (schema 3, with
+its index on events_all (match_id) and the typed settings and results
+tables), and on a copy without that index, to show what the index buys.
+Then what the index costs: the file's size, a process's memory after it
+opened the log and found one match, and the time to load a backlog of 8,192
+events (the service's batch) into the large log, with and without it.
 
     .venv/bin/python scripts/bench_replay.py             # 100,000 matches
     .venv/bin/python scripts/bench_replay.py --quick     # 1,000 matches, a smoke test
@@ -35,35 +38,57 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from datetime import UTC, datetime
+from typing import Any
+
 import duckdb
 
 from analysis.match_events import bot_match_events
 from analysis.replay.source import MatchFilter, list_matches, load_replay
 from analysis.replay.text import replay_text
 from service.storage import SCHEMA_VERSION, EventLog
-from service.storage.events import to_arrow
+from service.storage.events import to_arrow, to_rows
+from service.storage.log import insert_rows
 
-BENCH_VERSION = 1
+BENCH_VERSION = 2
 """Bump when the way the log is built changes, so a stale cache is not reused."""
 TARGET_S = 0.3
-INDEX_SQL = "CREATE INDEX IF NOT EXISTS events_match_id ON events_all (match_id)"
+DROP_INDEX_SQL = "DROP INDEX events_all_match_id"
+# The copies keep the pool's hashes: their chains do not verify (the content
+# names another match id), which no command timed here looks at.
 BULK_SQL = """
-INSERT INTO events_all
+INSERT INTO events_all (match_id, seq, kind, round, action_index, seat, move, drawn,
+                        points, ends_sum, detail, logged_at, hash)
 SELECT
     substr(md5(p.match_id || ':' || CAST(r.k AS VARCHAR)), 1, 16),
     p.seq, p.kind, p.round, p.action_index, p.seat, p.move, p.drawn,
     p.points, p.ends_sum, CAST(p.detail AS JSON),
     TIMESTAMPTZ '2025-01-01 00:00:00+00'
         + to_minutes(CAST(r.k * ? + p.pool_index AS BIGINT))
-        + to_seconds(CAST(p.seq AS BIGINT))
+        + to_seconds(CAST(p.seq AS BIGINT)),
+    p.hash
 FROM pool AS p, range(?) AS r(k)
 """
 
+# The typed tables, as the log's own load makes them (events.settings_rows, result_rows).
 SETTINGS_SQL = """
-INSERT INTO match_settings_all
+INSERT INTO match_settings_all (match_id, seats, target, seed, rules_version, created_at,
+                                variant, round_limit, players, source, run_id, explicit_deals,
+                                seed_commitment, detail)
 SELECT match_id, CAST(detail ->> '$.seats' AS SMALLINT), CAST(detail ->> '$.target' AS INTEGER),
-       CAST(detail ->> '$.seed' AS HUGEINT), detail ->> '$.rules_version', logged_at
+       CAST(detail ->> '$.seed' AS HUGEINT), detail ->> '$.rules_version', logged_at,
+       coalesce(detail ->> '$.variant', 'american'),
+       CAST(detail ->> '$.round_limit' AS INTEGER), NULL, 'served', NULL, false,
+       detail ->> '$.seed_commitment', detail
 FROM events_all WHERE kind = 'match_created'
+"""
+RESULTS_SQL = """
+INSERT INTO match_results_all
+SELECT e.match_id, e.logged_at, CAST(e.detail ->> '$.winner' AS INTEGER),
+       CAST(e.detail -> '$.scores' AS INTEGER[]), CAST(e.detail ->> '$.rounds' AS INTEGER),
+       CASE WHEN (e.detail ->> '$.round_limit_reached') = 'true' THEN 'round_limit'
+            ELSE 'target' END
+FROM events_all AS e WHERE kind = 'match_ended'
 """
 
 
@@ -92,6 +117,7 @@ def build_log(path: Path, matches: int, pool_size: int) -> None:
     con.register("pool", table)
     con.execute(BULK_SQL, [pool_size, matches // pool_size])
     con.execute(SETTINGS_SQL)
+    con.execute(RESULTS_SQL)
     con.execute("CHECKPOINT")
     rows = con.execute("SELECT count(*) FROM events_all").fetchall()[0][0]
     con.close()
@@ -104,25 +130,85 @@ def build_log(path: Path, matches: int, pool_size: int) -> None:
 
 
 def cached_logs(matches: int, pool_size: int) -> tuple[Path, Path]:
-    """The plain log and an indexed copy, built on first use."""
+    """The log (with its index) and a copy without the index, built on first use."""
     key = hashlib.sha256(f"{SCHEMA_VERSION}:{BENCH_VERSION}:{matches}:{pool_size}".encode())
     directory = Path(tempfile.gettempdir()) / "sniff-bench-replay"
     directory.mkdir(exist_ok=True)
     stem = f"log-{matches}-{key.hexdigest()[:12]}"
-    plain, indexed = directory / f"{stem}.duckdb", directory / f"{stem}-indexed.duckdb"
-    if not plain.exists():
-        build_log(plain, matches, pool_size)
+    indexed, plain = directory / f"{stem}.duckdb", directory / f"{stem}-no-index.duckdb"
     if not indexed.exists():
-        began = time.perf_counter()
-        tmp = indexed.with_suffix(".building")
-        shutil.copyfile(plain, tmp)
+        build_log(indexed, matches, pool_size)
+    if not plain.exists():
+        tmp = plain.with_suffix(".building")
+        shutil.copyfile(indexed, tmp)
         con = duckdb.connect(str(tmp))
-        con.execute(INDEX_SQL)
+        con.execute(DROP_INDEX_SQL)
         con.execute("CHECKPOINT")
         con.close()
-        os.replace(tmp, indexed)
-        print(f"indexed copy made in {time.perf_counter() - began:.1f} s")
-    return plain, indexed
+        os.replace(tmp, plain)
+    return indexed, plain
+
+
+def index_cost(indexed: Path, plain: Path, runs: int) -> None:
+    """What the index costs: file size, memory after one lookup, time to load a backlog."""
+    print("\nwhat the index on events_all (match_id) costs:")
+    print(f"{'log':<22}{'file MB':>9}{'RSS MB after a lookup':>24}{'load 8,192 events s':>22}")
+    batch = load_batch()
+    for label, path in (("with the index", indexed), ("without it", plain)):
+        size = path.stat().st_size / 1e6
+        rss = lookup_rss(path)
+        times = []
+        for _ in range(runs):
+            con = duckdb.connect(str(path))
+            con.execute("BEGIN TRANSACTION")
+            began = time.perf_counter()
+            insert_rows(con, batch)
+            times.append(time.perf_counter() - began)
+            con.execute("ROLLBACK")  # measure the insert, keep the cached log as it is
+            con.close()
+        print(f"{label:<22}{size:>9,.0f}{rss:>24,.0f}{statistics.median(times):>22.3f}")
+
+
+def load_batch() -> list[Any]:
+    """8,192 events of fresh matches, stamped: a backlog the service loads at once."""
+    rows: list[Any] = []
+    now = datetime.now(UTC)
+    i = 0
+    while len(rows) < 8192:
+        events = bot_match_events(f"fresh{i:011d}", 2 + i % 3, 77_000 + i)
+        rows += [(*row[:-1], now) for row in to_rows(events)]
+        i += 1
+    return rows[:8192]
+
+
+def lookup_rss(path: Path) -> float:
+    """Peak resident memory (MB) of a process that opens the log and finds one match."""
+    code = (
+        "import resource, sys\n"
+        "from service.storage import EventLog\n"
+        "log = EventLog(sys.argv[1])\n"
+        "mid = log.query('SELECT match_id FROM match_settings_all LIMIT 1').to_pylist()[0]\n"
+        "log.events_for(mid['match_id'])\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "log.close()\n"
+    )
+    tmp = path.with_suffix(".rss")
+    shutil.copyfile(path, tmp)  # a read-write open, like the service's, of a throwaway copy
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+    finally:
+        for leftover in (tmp, Path(f"{tmp}.wal"), Path(f"{tmp}.tmp")):
+            if leftover.is_dir():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)
+    return int(done.stdout.strip().splitlines()[-1]) / 1024
 
 
 def median_time(work: Callable[[], object], runs: int) -> tuple[float, float]:
@@ -152,7 +238,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.matches, args.pool, args.runs = 1_000, 100, 1
-    plain, indexed = cached_logs(args.matches, args.pool)
+    indexed, plain = cached_logs(args.matches, args.pool)
     rng = random.Random(7)
     con = duckdb.connect(str(plain), read_only=True)
     ids = [
@@ -162,7 +248,7 @@ def main() -> None:
     print(f"log: {args.matches:,} matches; medians of {args.runs} runs; target < {TARGET_S} s\n")
     print(f"{'log':<22}{'what':<40}{'in-process s':>13}{'(cpu s)':>9}{'subprocess s':>14}")
     worst = 0.0
-    for label, path in (("as stored today", plain), ("with match_id index", indexed)):
+    for label, path in (("with match_id index", indexed), ("without the index", plain)):
         db = str(path)
         match_id = rng.choice(ids)
         cases: list[tuple[str, Callable[[], object], tuple[str, ...]]] = [
@@ -190,7 +276,7 @@ def main() -> None:
         for what, work, argv in cases:
             inproc, cpu = median_time(work, args.runs)
             sub, _ = median_time(lambda argv=argv: sniff(*argv), args.runs)
-            if label != "as stored today":
+            if path == indexed:
                 worst = max(worst, inproc)
             print(f"{label:<22}{what:<40}{inproc:>13.3f}{cpu:>9.3f}{sub:>14.3f}")
     print(
@@ -202,6 +288,7 @@ def main() -> None:
         " (see `python -X importtime`); cpu s counts every thread of this process,"
         " the figure to compare on a busy machine."
     )
+    index_cost(indexed, plain, args.runs)
 
 
 if __name__ == "__main__":
