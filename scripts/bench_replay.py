@@ -92,7 +92,7 @@ FROM events_all AS e WHERE kind = 'match_ended'
 """
 
 
-def build_log(path: Path, matches: int, pool_size: int, index: bool = True) -> None:
+def build_log(path: Path, matches: int, pool_size: int, with_index: bool = True) -> None:
     """Play the pool, then copy it into a fresh log `matches // pool_size` times."""
     started = time.perf_counter()
     pool_size = min(pool_size, matches)
@@ -114,7 +114,7 @@ def build_log(path: Path, matches: int, pool_size: int, index: bool = True) -> N
         leftover.unlink(missing_ok=True)
     EventLog(tmp).close()  # the storage package's own schema
     con = duckdb.connect(str(tmp))
-    if not index:
+    if not with_index:
         con.execute(DROP_INDEX_SQL)
     con.register("pool", table)
     con.execute(BULK_SQL, [pool_size, matches // pool_size])
@@ -141,7 +141,7 @@ def cached_logs(matches: int, pool_size: int) -> tuple[Path, Path]:
     if not indexed.exists():
         build_log(indexed, matches, pool_size)
     if not plain.exists():
-        build_log(plain, matches, pool_size, index=False)  # the same log, built without it
+        build_log(plain, matches, pool_size, with_index=False)  # the same log, built without it
     return indexed, plain
 
 

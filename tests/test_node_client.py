@@ -85,9 +85,49 @@ def run_client(*args: str, script: Path = CONFORMANCE) -> subprocess.CompletedPr
     )
 
 
+PROVABLE = CLIENT_DIR / "provable.js"
+
+
+def check_chain_in_node(
+    stub: sniff_pb2_grpc.SniffServiceStub, match_id: str, head: str, tmp_path: Path
+) -> None:
+    """Node recomputes the match's chain from its logged events to the head it was given;
+    the same events with one figure changed do not give it."""
+    rows = query(
+        stub,
+        "SELECT match_id, seq, kind, round, action_index, seat, move, drawn, points, ends_sum,"
+        " CAST(detail AS VARCHAR) AS detail, lower(hex(hash)) AS hash"
+        " FROM events_all WHERE match_id = ? ORDER BY seq",
+        match_id,
+    )
+    assert rows[-1]["hash"] == head
+    good = tmp_path / f"{match_id}.json"
+    good.write_text(json.dumps(rows))
+    done = run_client("chain", str(good), script=PROVABLE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["head"] == head
+    edited = [dict(r) for r in rows]
+    at = next(i for i, r in enumerate(edited) if r["points"])
+    edited[at]["points"] += 5
+    bad = tmp_path / f"{match_id}-edited.json"
+    bad.write_text(json.dumps(edited))
+    done = run_client("chain", str(bad), script=PROVABLE)
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["head"] != head
+    assert result["failures"][0].startswith(f"event {at}:")
+
+
+def test_node_recomputes_the_deal_and_chain_vectors_of_the_docs() -> None:
+    done = run_client("vectors", script=PROVABLE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result == {"ok": True, "deals": 4, "events": 4, "failures": []}
+
+
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_node_client_plays_a_whole_match(
-    server: Running, stub: sniff_pb2_grpc.SniffServiceStub, seats: int
+    server: Running, stub: sniff_pb2_grpc.SniffServiceStub, seats: int, tmp_path: Path
 ) -> None:
     done = run_client(server.address, str(seats))
     assert done.returncode == 0, f"conformance.js failed ({done.returncode}): {done.stderr}"
@@ -126,6 +166,10 @@ def test_node_client_plays_a_whole_match(
         match_id,
     )
     assert counts == [{"actions": moves, "deals": rounds, "round_ends": rounds - 1, "ends": 1}]
+    # Node recomputed every deal from the revealed seed, and the chain it was handed
+    assert summary["deals_checked"] == rounds
+    assert len(summary["heads"]) == rounds  # each round end, and the match end
+    check_chain_in_node(stub, match_id, summary["chain_head"], tmp_path)
     kinds = query(
         stub,
         "SELECT move_type, count(*) AS n FROM actions WHERE match_id = ? GROUP BY ALL",

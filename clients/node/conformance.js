@@ -16,10 +16,14 @@
 // or 60 s (environment PLAY_MAX_SECONDS). On success it prints one JSON line
 // {"ok":true,"match_id":...,"moves":N,"rounds":R,"winner":W,"scores":[...],
 // "tally":{...}} and exits 0; on a failed check it prints the reason to
-// stderr and exits 1.
+// stderr and exits 1. The summary also carries the chain's head the seats
+// were given at the match's end ("chain_head", "heads": one per round end and
+// the match end) and how many seeded deals were recomputed from the revealed
+// seed and found equal to those served ("deals_checked").
 'use strict';
 
 const { connect, errorInfo, statusName, parseOptions, grpc } = require('./sniff');
+const provable = require('./provable');
 
 const MAX_MOVES = 5000;
 // The whole match must finish within this time (PLAY_MAX_SECONDS overrides it).
@@ -124,11 +128,12 @@ async function play(address, seats, seed, options) {
     check(created.target === (seats === 2 ? 250 : 200), `default target ${created.target}`);
     check(created.turn === created.leader, 'CreateMatch turn is not the leader');
     check(created.leader_choice === 'LEADER_CHOICE_LOT', `first leader choice ${created.leader_choice}`);
+    check(/^[0-9a-f]{64}$/.test(created.seed_commitment), `seed_commitment ${show(created.seed_commitment)}`);
 
     const game = {
       client, id, tokens, observer, seats, target: created.target,
       moves: 0, scores: new Array(seats).fill(0), probed: false, lastDraw: new Map(),
-      round: 0, lastFinisher: null,
+      round: 0, lastFinisher: null, heads: [],
       tally: { lead: 0, place: 0, draw: 0, pass: 0, scoring: 0, retries: 0, domino: 0, blocked: 0, refusals: 0 },
     };
 
@@ -153,6 +158,7 @@ async function play(address, seats, seed, options) {
 
     await finish(game, matchEnd);
     await watch(game);
+    const dealsChecked = await proveDeals(game, created, matchEnd);
     check(game.probed, 'the error probes never ran');
     game.tally.refusals = refusals;
     return {
@@ -164,6 +170,9 @@ async function play(address, seats, seed, options) {
       winner: matchEnd.winner,
       scores: matchEnd.scores.map(Number),
       tally: game.tally,
+      chain_head: game.heads[game.heads.length - 1],
+      heads: game.heads,
+      deals_checked: dealsChecked,
       calls: client.calls,
       millis: Date.now() - started,
     };
@@ -297,6 +306,9 @@ async function turn(game, state, pick) {
   if (move.kind === 'draw') game.lastDraw.set(seat, tileText(reply.drawn_tile));
   else game.lastDraw.delete(seat);
   if (reply.round_end) game.lastDraw.clear();
+  const ended = reply.round_end !== null || reply.match_end !== null;
+  check(ended ? /^[0-9a-f]{64}$/.test(reply.chain_head) : reply.chain_head === '', `chain_head ${show(reply.chain_head)}`);
+  if (ended) game.heads.push(reply.chain_head);
   return reply;
 }
 
@@ -490,6 +502,40 @@ async function watch(game) {
       }
     }
   }
+}
+
+// Once the match is over: the reveal opens the commitment given at creation,
+// every seeded deal and lot is the one the revealed seed makes (recomputed
+// here, docs/dealing.md), and the heads on the stream are those the replies
+// gave. Returns how many deals were recomputed.
+async function proveDeals(game, created, matchEnd) {
+  const { client, id, seats } = game;
+  const reveal = matchEnd.reveal;
+  check(reveal !== null, 'the match_end reveals nothing');
+  const seed = BigInt(reveal.seed);
+  const salt = Buffer.from(reveal.seed_salt, 'hex');
+  const opened = provable.commitment(seed, salt).toString('hex');
+  check(opened === created.seed_commitment, `the revealed seed and salt give ${opened}, not the commitment ${created.seed_commitment}`);
+  const events = (await client.stream('WatchMatch', { match_id: id, token: game.observer, from_sequence: 0 })).map((r) => r.event);
+  const heads = events.filter((e) => e.kind === 'round_ended' || e.kind === 'match_ended').map((e) => e.chain_head);
+  check(show(heads) === show(game.heads), `stream heads ${show(heads)} != reply heads ${show(game.heads)}`);
+  const ended = events[events.length - 1].match_ended.match_end;
+  check(show(ended.reveal) === show(reveal), 'the MatchEnded event reveals other secrets than the reply');
+  let checked = 0;
+  for (const e of events.filter((x) => x.kind === 'round_dealt')) {
+    const d = e.round_dealt;
+    if (d.explicit_deal) continue;
+    const made = provable.seededDeal(seed, d.round_index, seats);
+    const served = d.hands.map((h) => h.tiles.map(tileText));
+    check(show(served) === show(made.hands), `round ${d.round_index}: served hands ${show(served)}, the seed deals ${show(made.hands)}`);
+    check(show(d.boneyard_tiles.map(tileText)) === show(made.boneyard), `round ${d.round_index}: the boneyard is not the seed's`);
+    if (d.leader_choice === 'LEADER_CHOICE_LOT') {
+      const leader = provable.lot(seed, d.round_index, seats);
+      check(d.leader === leader, `round ${d.round_index}: the lot gives seat ${leader}, seat ${d.leader} led`);
+    }
+    checked += 1;
+  }
+  return checked;
 }
 
 async function main() {
