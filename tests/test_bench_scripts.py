@@ -153,3 +153,13 @@ def test_bench_audit_quick_measures_records_and_the_log_on_one_worker_and_all() 
     assert "records/1" in rates
     assert "log/1" in rates
     assert positive(list(rates.values()))
+
+
+def test_bench_import_quick_loads_every_match_and_measures_each_half() -> None:
+    doc: dict[str, Any] = json.loads(
+        run_script("bench_import.py", "--quick", "--json", timeout=600)
+    )
+    assert doc["matches"] == 600
+    assert doc["events"] > 600 * 50
+    rates = [doc[k] for k in ("command_events_per_s", "prepare_events_per_s", "load_events_per_s")]
+    assert positive(rates)
