@@ -345,3 +345,28 @@ def test_a_repeated_parquet_export_overwrites_and_another_merges(tmp_path: Path)
     assert sorted(matches.column("match_id").to_pylist()) == sorted(
         ["position-a", "two-seats", "three-seats", "four-seats", "in-play"]
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "{tmp}/no/such/dir/x.jsonl"], "cannot write"),
+        (["--parquet", "{file}"], "not a directory"),
+        (["-o", "{tmp}/x.jsonl", "--parquet", "{tmp}/pq"], "not both"),
+        (["--db", "{tmp}/missing.duckdb"], "no event log at"),
+    ],
+)
+def test_export_meets_bad_input_with_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    db = sample_log(tmp_path / "log.duckdb")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    argv = [x.format(tmp=tmp_path, file=a_file) for x in args]
+    if "--db" not in argv:
+        argv += ["--db", str(db)]
+    done = CliRunner().invoke(cli, ["export", *argv])
+    assert done.exit_code == 2, done.output
+    assert message in done.output
+    assert len(done.output.strip().splitlines()) == 1
+    assert not (tmp_path / "x.jsonl").exists()
