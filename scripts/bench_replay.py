@@ -188,12 +188,13 @@ def lookup_rss(path: Path, write: bool) -> float:
     read-only as the CLI does, or read-write as the service does (on a throwaway copy)."""
     opener = "EventLog" if write else "open_readonly"
     code = (
-        "import resource, sys\n"
+        "import sys\n"
         f"from service.storage import {opener}\n"
         f"log = {opener}(sys.argv[1])\n"
         "mid = log.query('SELECT match_id FROM match_settings_all LIMIT 1').to_pylist()[0]\n"
         "log.events_for(mid['match_id'])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        # VmHWM, not ru_maxrss: the latter keeps the parent's peak across fork and exec
+        "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))\n"
         "log.close()\n"
     )
     tmp = path.with_suffix(".rss")
