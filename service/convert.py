@@ -278,7 +278,7 @@ def scores_pb(v: SeatView, proof: Proof) -> pb.GetScoresResponse:
     return msg
 
 
-def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
+def event_pb(match_id: str, role: int, logged: Logged, keyed: bool = True) -> pb.MatchEvent:
     """One logged event as `role` may see it: hidden tiles are left out."""
     e = logged.event
     d: dict[str, Any] = dict(e.detail or {})
@@ -345,7 +345,8 @@ def event_pb(match_id: str, role: int, logged: Logged) -> pb.MatchEvent:
             MatchSecrets.from_detail(d),
         )
         msg.match_ended.CopyFrom(pb.MatchEnded(match_end=end))
-    if e.kind in ("round_ended", "match_ended"):
+    # A match without a chain secret (begun before schema 3) gets its head only at the end.
+    if e.kind == "match_ended" or (keyed and e.kind == "round_ended"):
         msg.chain_head = hex_of(e.hash)
     return msg
 

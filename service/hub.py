@@ -161,6 +161,8 @@ class LiveMatch:
             None,
         )
         over = bool(self.events) and self.events[-1].event.kind == "match_ended"
+        if self.secrets is None and not over:
+            head = None  # a legacy chain has no secret: its head is given once nothing is hidden
         return Proof(
             None if self.secrets is None else self.secrets.commitment,
             None if head is None else head.event.hash,
@@ -406,6 +408,8 @@ class Hub:
         kept so that a retry gets it too."""
         if last.kind not in ("round_ended", "match_ended"):
             return outcome
+        if live.secrets is None and last.kind != "match_ended":
+            return outcome  # an unkeyed (legacy) head could be tested against guesses
         revealed = live.secrets if last.kind == "match_ended" else None
         outcome = replace(outcome, chain_head=last.hash, revealed=revealed)
         seat, notation, _ = live.outcomes[-1]

@@ -383,7 +383,10 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         live, role = await self._blocking(self.hub.authorize, request.match_id, request.token)
         with self.streams.hold(request.match_id, role):
             async for logged in self._watch(live, request.from_sequence):
-                yield pb.WatchMatchResponse(event=convert.event_pb(request.match_id, role, logged))
+                event = convert.event_pb(
+                    request.match_id, role, logged, keyed=live.secrets is not None
+                )
+                yield pb.WatchMatchResponse(event=event)
 
     async def _watch(self, live: LiveMatch, from_sequence: int) -> AsyncIterator[Any]:
         """The match's durable events from `from_sequence` on, waiting (no thread) for more."""

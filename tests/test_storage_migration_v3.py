@@ -174,10 +174,24 @@ def test_a_match_in_play_when_migrated_goes_on_with_a_legacy_chain(v2: Path) -> 
         live = hub.get("open")
         assert live.secrets is None  # begun before the chain: no secret to give it
         match = live.match
-        while match.phase is Phase.PLAYING:
+        outcomes = []
+        while match.phase is not Phase.OVER:
+            if match.phase is Phase.AWAITING_DEAL:
+                hub.deal("open", TOKENS[0], None)
+                continue
             seat = match.turn
-            hub.apply("open", TOKENS[seat], seat, match.legal_moves()[0], match.move_count)
+            outcomes.append(
+                hub.apply("open", TOKENS[seat], seat, match.legal_moves()[0], match.move_count)
+            )
         events = log.events_for("open")
+        proof = hub.state("open", TOKENS[0])[2]
+    # No head while anything is hidden (an unkeyed head could be tested against guesses);
+    # the match's end gives it.
+    ends = [o for o in outcomes if o.result.round_end is not None or o.result.match_over]
+    assert len(ends) >= 2
+    assert all(o.chain_head is None for o in ends[:-1])
+    assert ends[-1].chain_head == events[-1].hash
+    assert proof.head == events[-1].hash
     previous = chain_.GENESIS
     for event in events:
         previous = chain_.link(previous, None, chain_.event_content(event))
