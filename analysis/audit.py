@@ -10,10 +10,11 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from analysis.parallel import ordered_map
+from analysis.parallel import chunked, ordered_map
 from service.engine import (
+    ActionResult,
     BadDeal,
     IllegalMove,
     MalformedRecord,
@@ -97,17 +98,38 @@ class _Stop(Exception):
     """A defect after which the rest of the match cannot be replayed meaningfully."""
 
 
+class Witness(Protocol):
+    """Told of each deal and action an audit makes (`sniff import` logs them as it goes)."""
+
+    match: Match
+
+    def dealt(self, *, explicit: bool) -> None: ...
+
+    def applied(self, result: ActionResult, round_index: int, action_index: int) -> None: ...
+
+
 class _Auditor:
-    def __init__(self, record: MatchRecord, result: AuditResult, allow_unfinished: bool) -> None:
+    def __init__(
+        self,
+        record: MatchRecord,
+        result: AuditResult,
+        allow_unfinished: bool,
+        witness: Witness | None = None,
+    ) -> None:
         self.record = record
         self.result = result
         self.allow_unfinished = allow_unfinished
-        self.match = Match(
-            record.seats,
-            target=record.target,
-            variant=record.variant,
-            round_limit=record.round_limit,
-            auto_deal=False,
+        self.witness = witness
+        self.match = (
+            Match(
+                record.seats,
+                target=record.target,
+                variant=record.variant,
+                round_limit=record.round_limit,
+                auto_deal=False,
+            )
+            if witness is None
+            else witness.match
         )
 
     def problem(self, round: int | None, action: int | None, kind: str, reason: str) -> None:
@@ -147,6 +169,9 @@ class _Auditor:
         except BadDeal as e:
             self.problem(r, None, "bad_deal", str(e))
             raise _Stop from None
+        witness = self.witness
+        if witness is not None:
+            witness.dealt(explicit=True)
         claimed_points = rnd.claims.points
         for k, move in enumerate(rnd.actions):
             if match.phase is Phase.OVER:
@@ -166,6 +191,8 @@ class _Auditor:
             except IllegalMove as e:
                 self.problem(r, k, e.kind, f"{move}: {e}")
                 raise _Stop from None
+            if witness is not None:
+                witness.applied(result, r, k)
             if claimed_points is not None and k < len(claimed_points):
                 self.check_points(r, k, claimed_points[k], result.points, move)
         if claimed_points is not None and len(claimed_points) != len(rnd.actions):
@@ -314,17 +341,23 @@ def audit_record(obj: object, name: str, *, allow_unfinished: bool = False) -> A
 
 
 def audit_parsed(
-    obj: object, name: str, *, allow_unfinished: bool = False
+    obj: object,
+    name: str,
+    *,
+    allow_unfinished: bool = False,
+    witness: Callable[[object, MatchRecord], Witness] | None = None,
 ) -> tuple[AuditResult, MatchRecord | None]:
     """`audit_record`, with the parsed record (None when it is malformed), for a caller
-    that goes on with it (`sniff import`)."""
+    that goes on with it (`sniff import`). `witness(obj, record)` makes an object told of
+    every deal and action as the replay makes them, whose `match` the replay uses."""
     result = AuditResult(_record_id(obj) or name)
     try:
         record = parse_record(obj)
     except MalformedRecord as e:
         result.problems.append(Problem(e.round, e.action, e.kind, e.reason))
         return result, None
-    _Auditor(record, result, allow_unfinished).run()
+    made = None if witness is None else witness(obj, record)
+    _Auditor(record, result, allow_unfinished, made).run()
     return result, record
 
 
@@ -380,7 +413,7 @@ class Audit:
         in chunks; results still come in input order. `progress` is called
         with the bytes (or characters) of each chunk of lines once audited.
         """
-        chunks = _chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
+        chunks = chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
         work = partial(_audit_chunk, allow_unfinished=self.allow_unfinished)
         for done in ordered_map(work, chunks, workers, preload=("analysis.audit",)):
             for number, result, record_id in done.results:
@@ -419,17 +452,6 @@ class _Done:
     """Bytes (or characters) of the chunk's lines, for a progress bar."""
 
 
-def _chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    chunk: list[T] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def _audit_chunk(chunk: list[tuple[int, str | bytes]], allow_unfinished: bool) -> _Done:
     """Audit numbered lines (in a worker); blank ones give no result."""
     results = []
@@ -449,7 +471,11 @@ def audit_line(
 
 
 def audit_line_parsed(
-    number: int, raw: str | bytes, *, allow_unfinished: bool = False
+    number: int,
+    raw: str | bytes,
+    *,
+    allow_unfinished: bool = False,
+    witness: Callable[[object, MatchRecord], Witness] | None = None,
 ) -> tuple[AuditResult, str | None, object, MatchRecord | None] | None:
     """`audit_line`, with the decoded JSON and the parsed record (for `sniff import`)."""
     name = f"line:{number}"
@@ -465,7 +491,7 @@ def audit_line_parsed(
         return _malformed(name, f"not JSON: {e.msg} at column {e.colno}"), None, None, None
     except (ValueError, RecursionError) as e:  # an over-long number, too deep nesting
         return _malformed(name, f"not JSON this audit can read: {e}"), None, None, None
-    result, record = audit_parsed(obj, name, allow_unfinished=allow_unfinished)
+    result, record = audit_parsed(obj, name, allow_unfinished=allow_unfinished, witness=witness)
     return result, _record_id(obj), obj, record
 
 

@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
-from analysis.audit import Audit, AuditResult, audit_line_parsed
+from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
-from analysis.parallel import ordered_map
-from service.engine import MatchRecord, parse_record
+from analysis.parallel import chunked, ordered_map
+from service.engine import MatchRecord
 from service.storage.chain import MatchSecrets
 from service.storage.events import EventRow, rows_to_arrow
 
@@ -47,38 +47,47 @@ def imported_match_id(record: object) -> str:
     return "imp-" + hashlib.sha256(ID_DOMAIN + text.encode("utf-8")).hexdigest()[:16]
 
 
-def record_rows(
-    record_obj: object, match_id: str, record: MatchRecord | None = None
-) -> list[EventRow]:
-    """The event rows of a record that audits ok, as the service logs a match (chained).
-
-    `record` is the record parsed, when the caller has it already.
-    """
-    if record is None:
-        record = parse_record(record_obj)
+def recorder_for(record_obj: object, match_id: str, record: MatchRecord) -> EventRecorder:
+    """The recorder of an imported record's events, before any deal: the audit's replay
+    deals and plays its match and tells it each step (analysis.audit.Witness)."""
     settings: dict[str, Any] = {"source": "imported", "dealing": None}  # no seeded deal
     if record.players is not None:
         settings["players"] = list(record.players)
     if record.id is not None:
         raw = record_obj.get("id") if isinstance(record_obj, dict) else None
         settings["record_id"] = raw if isinstance(raw, str | int) else record.id
-    recorder = EventRecorder(
+    return EventRecorder(
         match_id,
         record.seats,
         target=record.target,
-        deal=record.rounds[0].deal,
         variant=record.variant.name,
         round_limit=record.round_limit,
         secrets=MatchSecrets.new(None),
         sealed=False,
+        first_deal=False,
         **settings,
     )
-    for index, rnd in enumerate(record.rounds):
-        if index:
-            recorder.deal(rnd.deal)
-        for move in rnd.actions:
-            recorder.apply(move)
-    return recorder.rows()
+
+
+class _Recorders:
+    """Makes the recorder an audit's replay tells of each step (`audit_parsed`'s witness)."""
+
+    def __init__(self) -> None:
+        self.made: EventRecorder | None = None
+
+    def __call__(self, obj: object, record: MatchRecord) -> EventRecorder:
+        self.made = recorder_for(obj, imported_match_id(obj), record)
+        return self.made
+
+
+def record_rows(record_obj: object) -> list[EventRow]:
+    """The event rows of a record that audits ok, as the service logs a match (chained),
+    under its import id; ValueError for a record that does not audit ok."""
+    recorders = _Recorders()
+    result, _ = audit_parsed(record_obj, "record", witness=recorders)
+    if not result.ok or recorders.made is None:
+        raise ValueError(f"the record does not audit ok: {result.to_text()}")
+    return recorders.made.rows()
 
 
 @dataclass(slots=True)
@@ -131,16 +140,17 @@ def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
     out = []
     rows: list[EventRow] = []
     for number, raw in chunk:
-        audited = audit_line_parsed(number, raw)
+        recorders = _Recorders()
+        audited = audit_line_parsed(number, raw, witness=recorders)
         if audited is None:
             continue
-        result, record_id, obj, record = audited
+        result, record_id, _, _ = audited
         prepared = Prepared(number, result, record_id)
-        if result.ok:
-            prepared.match_id = imported_match_id(obj)
-            made = record_rows(obj, prepared.match_id, record)
-            prepared.events = len(made)
-            rows += made
+        if result.ok and recorders.made is not None:
+            events = recorders.made.rows()  # the audit's own replay made them
+            prepared.match_id = recorders.made.match_id
+            prepared.events = len(events)
+            rows += events
             prepared.status = "new"
         out.append(prepared)
     return _Done(out, rows_to_arrow(rows), sum(len(raw) for _, raw in chunk))
@@ -178,7 +188,7 @@ def prepare(
     once, the second marked `repeat`.
     """
     checker = Audit()
-    chunks = _chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
+    chunks = chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
     seen: set[str] = set()
     out = Batch([], [])
     for done in ordered_map(_prepare_chunk, chunks, workers, preload=(__name__,)):
@@ -199,17 +209,6 @@ def prepare(
         if progress is not None:
             progress(done.size)
     return out
-
-
-def _chunked(items: Iterable[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
-    chunk: list[tuple[int, bytes]] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def mark(prepared: Sequence[Prepared], imported: Iterable[str], present: Iterable[str]) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from service.engine import Deal, Match, Move, Phase, make_bot, view
+from service.engine import ActionResult, Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
 from service.hub import DEALING_VERSION
 from service.storage import LogEvent
@@ -38,9 +38,12 @@ class EventRecorder:
         round_limit: int | None = None,
         secrets: MatchSecrets | None = None,
         sealed: bool = True,
+        first_deal: bool = True,
         **settings: Any,
     ) -> None:
-        """`sealed=False` leaves the events' hashes to `rows()` (faster for bulk work)."""
+        """`sealed=False` leaves the events' hashes to `rows()` (faster for bulk work);
+        `first_deal=False` leaves the first deal to the caller (who deals the match itself
+        and calls `dealt`)."""
         self.match_id = match_id
         self.sealed = sealed
         self.match = Match(
@@ -67,7 +70,8 @@ class EventRecorder:
                 **self.secrets.created_detail(),
             )
         )
-        self.deal(deal)
+        if first_deal:
+            self.deal(deal)
 
     def _log(self, *events: LogEvent) -> None:
         if not self.sealed:
@@ -83,8 +87,12 @@ class EventRecorder:
 
     def deal(self, deal: Deal | None = None) -> None:
         """Deal the next round (from the seed, or the explicit `deal`) and log it."""
+        self.match.deal(deal)
+        self.dealt(explicit=deal is not None)
+
+    def dealt(self, *, explicit: bool) -> None:
+        """Log the deal the match has just made (for a caller that deals the match itself)."""
         match = self.match
-        match.deal(deal)
         log = match.history[-1]
         event = LogEvent.round_dealt(
             self.match_id,
@@ -96,7 +104,7 @@ class EventRecorder:
             leader_choice=log.leader_choice.value,
         )
         assert event.detail is not None
-        dealt_by = "request" if deal is not None else "seed"
+        dealt_by = "request" if explicit else "seed"
         self._log(replace(event, detail={**event.detail, "dealt_by": dealt_by}))
 
     def apply(self, move: Move | str) -> None:
@@ -106,7 +114,12 @@ class EventRecorder:
             move = Move.parse(move)
         round_index = match.round_index
         action_index = len(match.history[-1].actions)
-        result = match.apply(move)
+        self.applied(match.apply(move), round_index, action_index)
+
+    def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
+        """Log an action the match has just applied (for a caller that applies it itself,
+        such as an audit that goes on to import the record)."""
+        match = self.match
         self._log(
             LogEvent.action(
                 self.match_id,
@@ -158,9 +171,37 @@ def bot_match_events(
     max_actions: int | None = None,
     variant: str = "american",
     round_limit: int | None = None,
+    secrets: MatchSecrets | None = None,
 ) -> list[LogEvent]:
     """The log of one bot-played match; stopped after `max_actions` actions if given."""
-    recorder = EventRecorder(match_id, seats, seed=seed, variant=variant, round_limit=round_limit)
+    return bot_match(
+        match_id,
+        seats,
+        seed,
+        bots,
+        max_actions=max_actions,
+        variant=variant,
+        round_limit=round_limit,
+        secrets=secrets,
+    ).events
+
+
+def bot_match(
+    match_id: str,
+    seats: int,
+    seed: int,
+    bots: Sequence[str] = ("greedy", "random"),
+    *,
+    max_actions: int | None = None,
+    variant: str = "american",
+    round_limit: int | None = None,
+    secrets: MatchSecrets | None = None,
+) -> EventRecorder:
+    """One bot-played match (seat i plays bot i, the bots in turn, seeded seed*10+i), its
+    events kept; for its `match` and its `events` both."""
+    recorder = EventRecorder(
+        match_id, seats, seed=seed, variant=variant, round_limit=round_limit, secrets=secrets
+    )
     players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
     match = recorder.match
     actions = 0
@@ -172,4 +213,4 @@ def bot_match_events(
             continue
         recorder.apply(players[match.turn].choose(view(match, match.turn)))
         actions += 1
-    return recorder.events
+    return recorder

@@ -66,3 +66,15 @@ def ordered_map(
         finally:
             for future in pending:
                 future.cancel()
+
+
+def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """The items in lists of `size` (the last may be shorter)."""
+    chunk: list[T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import duckdb
 
-from analysis.match_events import EventRecorder
+from analysis.match_events import bot_match
 from analysis.parallel import default_workers
-from service.engine import Phase, make_bot, to_record, view
+from service.engine import to_record
 from service.storage import SCHEMA_VERSION, EventLog
 from service.storage.events import to_rows
 from service.storage.log import insert_rows
@@ -54,14 +54,8 @@ def build(records: Path, log: Path, matches: int) -> None:
     for i in range(matches):
         seats = 2 + i % 3
         match_id = f"{i:016x}"
-        recorder = EventRecorder(match_id, seats, seed=i)
-        players = [make_bot(BOTS[s % 2], i * 10 + s) for s in range(seats)]
+        recorder = bot_match(match_id, seats, i, BOTS)
         match = recorder.match
-        while match.phase is not Phase.OVER:
-            if match.phase is Phase.AWAITING_DEAL:
-                recorder.deal()
-            else:
-                recorder.apply(players[match.turn].choose(view(match, match.turn)))
         names = [BOTS[s % 2] for s in range(seats)]
         lines.append(json.dumps(to_record(match, match_id, names), separators=(",", ":")))
         rows += to_rows(recorder.events)

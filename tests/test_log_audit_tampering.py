@@ -17,8 +17,7 @@ from click.testing import CliRunner
 from analysis.audit import AuditResult
 from analysis.cli.main import cli
 from analysis.logaudit import audit_log
-from analysis.match_events import EventRecorder
-from service.engine import Phase, make_bot, view
+from analysis.match_events import bot_match_events
 from service.storage import EventLog, LogEvent
 from service.storage.chain import MatchSecrets
 
@@ -28,15 +27,7 @@ MATCH = "a1a1a1a1a1a1a1a1"
 def played(
     match_id: str, seats: int, seed: int, bots: tuple[str, ...], secrets: MatchSecrets | None
 ) -> list[LogEvent]:
-    recorder = EventRecorder(match_id, seats, seed=seed, secrets=secrets)
-    players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
-    match = recorder.match
-    while match.phase is not Phase.OVER:
-        if match.phase is Phase.AWAITING_DEAL:
-            recorder.deal()
-        else:
-            recorder.apply(players[match.turn].choose(view(match, match.turn)))
-    return recorder.events
+    return bot_match_events(match_id, seats, seed, bots, secrets=secrets)
 
 
 @pytest.fixture

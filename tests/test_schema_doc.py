@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.importer import imported_match_id
 from analysis.match_events import bot_match_events
-from service.engine import Phase, make_bot, to_record, view
+from service.engine import to_record
 from service.storage import EventLog, open_readonly
 from tests.replay_helpers import sample_log
 
@@ -27,19 +26,12 @@ def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Served matches of each size, a stubby one at its round limit, one in play, an import."""
     path = sample_log(tmp_path_factory.mktemp("doc") / "log.duckdb")
     from analysis.importer import record_rows
-    from analysis.match_events import EventRecorder
+    from analysis.match_events import bot_match
     from service.storage.events import rows_to_arrow
 
-    recorder = EventRecorder("x", 3, seed=5)
-    players = [make_bot("greedy", s) for s in range(3)]
-    match = recorder.match
-    while match.phase is not Phase.OVER:
-        if match.phase is Phase.AWAITING_DEAL:
-            recorder.deal()
-        else:
-            recorder.apply(players[match.turn].choose(view(match, match.turn)))
+    match = bot_match("x", 3, 5, ("greedy",)).match
     record = to_record(match, "club-1", ["ann", "bo", "cy"])
-    rows = record_rows(record, imported_match_id(record))
+    rows = record_rows(record)
     with EventLog(path) as writer:
         writer.append(bot_match_events("stubby", 4, 6, variant="stubby", round_limit=2))
         writer.import_matches(rows_to_arrow(rows), verify=True)

@@ -13,6 +13,7 @@ import click
 
 from analysis.audit import Audit, AuditResult
 from analysis.cli.errors import Misuse, first_line
+from analysis.cli.options import progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
 
 
@@ -86,17 +87,9 @@ class _Progress:
     "stopped mid-round) is ok instead of `match_unfinished`. (A log's matches in play are "
     "always audited as far as they go.)",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Processes that replay matches. Default: one per core.",
-)
-@click.option(
-    "--progress",
-    is_flag=True,
-    help="Show the progress bar on stderr even when it is not a terminal.",
-)
+@workers_option
+@progress_option
+@tls_ca_option
 def audit(
     inputs: tuple[str, ...],
     db_path: str | None,
@@ -105,6 +98,7 @@ def audit(
     allow_unfinished: bool,
     workers: int | None,
     progress: bool,
+    tls_ca: str | None,
 ) -> None:
     """Audit match records (JSON Lines, one match a line; '-' reads standard input), or with
     --db the event log.
@@ -131,7 +125,7 @@ def audit(
     count = workers or default_workers()
     bar = _Progress(progress, "auditing")
     if db_path is not None:
-        results = _log_results(db_path, inputs, heads, count, bar)
+        results = _log_results(db_path, inputs, heads, count, bar, tls_ca)
     else:
         if heads:
             raise Misuse("--head checks an event log: give --db FILE")
@@ -170,7 +164,12 @@ def _record_results(
 
 
 def _log_results(
-    db_path: str, match_ids: tuple[str, ...], heads: tuple[str, ...], workers: int, bar: _Progress
+    db_path: str,
+    match_ids: tuple[str, ...],
+    heads: tuple[str, ...],
+    workers: int,
+    bar: _Progress,
+    tls_ca: str | None,
 ) -> Iterator[AuditResult]:
     from analysis.logaudit import audit_log, parse_heads
 
@@ -186,6 +185,7 @@ def _log_results(
             workers=workers,
             started=bar.start,
             progress=bar.update,
+            tls_ca=tls_ca,
         )
         first = next(results, None)  # the log is opened and listed: its errors come now
     if first is None:

@@ -14,7 +14,7 @@ import click
 
 from analysis.cli.audit_cmd import _log_errors as _read_errors
 from analysis.cli.errors import Misuse
-from analysis.cli.options import db_option
+from analysis.cli.options import db_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
 
 
@@ -41,14 +41,8 @@ from analysis.parallel import default_workers
     help="Export matches still in play too. Their records show every hidden tile (deals, "
     "draws): keep them from the players.",
 )
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Default: one per core.")
-@click.option(
-    "--tls-ca",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    envvar="SNIFF_TLS_CA",
-    help="CA certificate of a service that speaks TLS.",
-)
+@workers_option
+@tls_ca_option
 def export(
     match_ids: tuple[str, ...],
     db_path: str,

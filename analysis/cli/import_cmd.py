@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from analysis.cli.audit_cmd import _Progress, _read_lines
 from analysis.cli.errors import Misuse, first_line
-from analysis.cli.options import db_option
+from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
 
 
@@ -33,15 +33,9 @@ from analysis.parallel import default_workers
     show_default=True,
     help="Readable text, or one JSON object a record: the audit's, with match_id and status.",
 )
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Default: one per core.")
-@click.option("--progress", is_flag=True, help="Show the progress bar even off a terminal.")
-@click.option(
-    "--tls-ca",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    envvar="SNIFF_TLS_CA",
-    help="CA certificate of a service that speaks TLS.",
-)
+@workers_option
+@progress_option
+@tls_ca_option
 def import_(
     file: str,
     db_path: str,

@@ -134,3 +134,25 @@ def bots_option(default: str) -> Callable[[F], F]:
         callback=_check_bots,
         help=f"Comma-separated bots, one per seat or one for all ({', '.join(BOTS)}).",
     )
+
+
+tls_ca_option = click.option(
+    "--tls-ca",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    envvar="SNIFF_TLS_CA",
+    help="PEM CA certificate to trust when the service speaks TLS (env SNIFF_TLS_CA).",
+)
+
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes that replay matches, 1 to 64. Default: one per core.",
+)
+
+progress_option = click.option(
+    "--progress",
+    is_flag=True,
+    help="Show the progress bar on stderr even when it is not a terminal.",
+)

@@ -16,6 +16,7 @@ from analysis.cli.options import (
     matches_option,
     round_limit_option,
     seed_option,
+    tls_ca_option,
     variant_option,
 )
 from analysis.cli.params import HELP as PARAM_HELP
@@ -217,13 +218,7 @@ Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --forma
     show_default=True,
     help="An aligned table for people, JSON Lines or CSV for programs.",
 )
-@click.option(
-    "--tls-ca",
-    type=click.Path(dir_okay=False, exists=True),
-    default=None,
-    envvar="SNIFF_TLS_CA",
-    help="PEM CA certificate to trust when the service speaks TLS (env SNIFF_TLS_CA).",
-)
+@tls_ca_option
 @db_option
 def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
     import grpc
