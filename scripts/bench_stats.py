@@ -131,12 +131,13 @@ def main() -> None:
     args = parser.parse_args()
     base_n = 2_000 if args.quick else args.base
     runs = 1 if args.quick else args.runs
-    sizes = [(base_n, 1)] if args.quick else [(base_n, 1), (base_n * 10, 10)]
+    sizes = [1] if args.quick else [1, 10]
     base = args.cache / f"base-{base_n}"
     print(f"facts of {base_n:,} bot matches (cached in {base})")
     make_base(base, base_n, args.workers)
-    print(f"{'matches':>10}  {'rounds':>11}  {'decisions':>11}  {'cells':>6}  seconds (median, min..max)")
-    for size, copies in sizes:
+    header = f"{'matches':>10}  {'rounds':>11}  {'decisions':>11}  {'cells':>6}"
+    print(f"{header}  seconds (median, min..max)")
+    for copies in sizes:
         directory = base if copies == 1 else args.cache / f"copies-{base_n}x{copies}"
         if copies > 1:
             make_copies(base, directory, copies)

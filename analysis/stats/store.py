@@ -53,9 +53,7 @@ class FactsStore:
                 raise StatsError(f"{root} holds no {table} Parquet files ({table}/*.parquet)")
             # A view cannot bind parameters: the glob goes in as an escaped string literal.
             glob = _sql_path(root.resolve() / table / "*.parquet")
-            con.execute(
-                f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{glob}')"
-            ).fetchall()
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{glob}')").fetchall()
         return cls(con)
 
     def add(self, rows: FactsRows) -> None:

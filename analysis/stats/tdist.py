@@ -54,11 +54,7 @@ def regularized_beta(x: float, a: float, b: float) -> float:
     if x in (0.0, 1.0):
         return x
     log_front = (
-        math.lgamma(a + b)
-        - math.lgamma(a)
-        - math.lgamma(b)
-        + a * math.log(x)
-        + b * math.log1p(-x)
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
     )
     front = math.exp(log_front)
     if x < (a + 1.0) / (a + b + 2.0):
