@@ -21,7 +21,9 @@ CREATE OR REPLACE TEMP MACRO side_value(net, seats, seat) AS
       / (CASE WHEN seats = 3 THEN 2 ELSE 1 END);
 -- STATS.md §4: a seat's bot, then the other seats' bots in turn order from that seat.
 CREATE OR REPLACE TEMP MACRO matchup(players, seat) AS
-    array_to_string(list_concat(players[seat + 1:], players[:seat]), '|');
+    CASE WHEN players IS NOT NULL AND seat IS NOT NULL
+         THEN array_to_string(list_concat(players[seat + 1:], players[:seat]), '|')
+    END;
 
 -- name: select_matches
 -- The matches the filters keep, each numbered (mk) so a round has an integer id. `$bots` is
