@@ -33,6 +33,7 @@ class FactsStore:
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
+        con.execute("SET enable_progress_bar = false").fetchall()
 
     @classmethod
     def in_memory(cls) -> FactsStore:

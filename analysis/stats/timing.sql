@@ -26,9 +26,9 @@ CREATE OR REPLACE TEMP MACRO matchup(players, seat) AS
     END;
 
 -- name: select_matches
--- The matches the filters keep, each numbered (mk) so a round has an integer id. `$bots` is
--- a list of names repeated over the seats, as `--bots` means when matches are played.
-CREATE OR REPLACE TEMP TABLE sel AS
+-- The matches the filters keep, each numbered (mk) so that a round gets an integer id.
+-- `$bots` is a list of names repeated over the seats, as `--bots` means when playing.
+CREATE OR REPLACE TEMP TABLE sel0 AS
 SELECT row_number() OVER () AS mk, match_id, seats, variant, players
 FROM match_facts
 WHERE ($seats IS NULL OR seats = $seats)
@@ -38,13 +38,40 @@ WHERE ($seats IS NULL OR seats = $seats)
   AND ($bots IS NULL
        OR players = list_transform(range(seats), lambda i: $bots[i % len($bots) + 1]));
 
+-- name: select_lineups
+-- The distinct lists of players (few), so each seat's bot and matchup is built once per
+-- lineup, not once per round.
+CREATE OR REPLACE TEMP TABLE lineups AS
+SELECT row_number() OVER () AS lineup, players
+FROM (SELECT DISTINCT players FROM sel0 WHERE players IS NOT NULL);
+
+-- name: select_seat_players
+CREATE OR REPLACE TEMP TABLE seat_players AS
+SELECT l.lineup, CAST(s.seat AS TINYINT) AS seat, l.players[s.seat + 1] AS bot,
+       matchup(l.players, s.seat) AS matchup
+FROM lineups AS l, range(len(l.players)) AS s(seat);
+
+-- name: select_with_lineups
+CREATE OR REPLACE TEMP TABLE sel AS
+SELECT s.mk, s.match_id, s.seats, s.variant, l.lineup
+FROM sel0 AS s
+LEFT JOIN lineups AS l USING (players);
+
+-- name: select_rounds
+-- The complete rounds of the selected matches, with an integer round id (rid).
+CREATE OR REPLACE TEMP TABLE rnd AS
+SELECT r.match_id, r.round, s.mk * 65536 + r.round AS rid, r.seats, s.variant, s.lineup,
+       r.leader, r.maker, r.sniff_index, r."double" AS dbl, r.net
+FROM round_facts AS r
+JOIN sel AS s USING (match_id)
+WHERE r.complete;
+
 -- name: selection_counts
 SELECT
     (SELECT count(*) FROM sel)                                       AS matches,
-    count(*) FILTER (WHERE r.complete)                               AS complete_rounds,
-    count(*) FILTER (WHERE NOT r.complete)                           AS incomplete_rounds
-FROM round_facts AS r
-SEMI JOIN sel USING (match_id);
+    (SELECT count(*) FROM rnd)                                       AS complete_rounds,
+    (SELECT coalesce(sum(m.incomplete_rounds), 0)
+     FROM match_facts AS m SEMI JOIN sel USING (match_id))           AS incomplete_rounds;
 
 -- name: rounds_facts
 -- STATS.md §1: one row per complete round, its columns in order.
@@ -61,42 +88,42 @@ ORDER BY sel.mk, r.round;
 -- `none`, the leader's side). Rounds are first summed per combination of every factor's
 -- level (a few hundred rows), then rolled up per factor, within each seat count and pooled.
 -- Values are multiples of 1/2, so these sums are exact in doubles.
-WITH obs AS (
+WITH fine AS (
     SELECT
-        r.seats,
-        s.variant,
-        timing_bucket(r.sniff_index)                              AS bucket,
-        r."double"                                                AS dbl,
-        r.maker = r.leader                                        AS maker_is_leader,
-        s.players[r.maker + 1]                                    AS maker_bot,
-        matchup(s.players, r.maker)                               AS matchup,
-        side_value(r.net, r.seats, coalesce(r.maker, r.leader))   AS value
-    FROM round_facts AS r
-    JOIN sel AS s USING (match_id)
-    WHERE r.complete
-),
-fine AS (
-    SELECT seats, variant, bucket, dbl, maker_is_leader, maker_bot, matchup,
-           count(*) AS n, sum(value) AS sy, sum(value * value) AS syy
-    FROM obs
+        seats,
+        variant,
+        timing_bucket(sniff_index)                          AS bucket,
+        dbl,
+        maker = leader                                      AS maker_is_leader,
+        lineup,
+        maker,
+        count(*)                                            AS n,
+        sum(side_value(net, seats, coalesce(maker, leader)))            AS sy,
+        sum(side_value(net, seats, coalesce(maker, leader)) ** 2)       AS syy
+    FROM rnd
     GROUP BY ALL
 ),
+named AS (
+    SELECT f.*, p.bot AS maker_bot, p.matchup
+    FROM fine AS f
+    LEFT JOIN seat_players AS p ON p.lineup = f.lineup AND p.seat = f.maker
+),
 levels AS (
-    SELECT seats, 'all' AS factor, 'all' AS level, bucket, n, sy, syy FROM fine
+    SELECT seats, 'all' AS factor, 'all' AS level, bucket, n, sy, syy FROM named
     UNION ALL
     SELECT seats, 'double', CAST(dbl AS VARCHAR), bucket, n, sy, syy
-    FROM fine WHERE bucket <> 'none'
+    FROM named WHERE bucket <> 'none'
     UNION ALL
     SELECT seats, 'maker_is_leader', CAST(maker_is_leader AS VARCHAR), bucket, n, sy, syy
-    FROM fine WHERE bucket <> 'none'
+    FROM named WHERE bucket <> 'none'
     UNION ALL
     SELECT seats, 'maker_bot', maker_bot, bucket, n, sy, syy
-    FROM fine WHERE bucket <> 'none' AND maker_bot IS NOT NULL
+    FROM named WHERE bucket <> 'none' AND maker_bot IS NOT NULL
     UNION ALL
     SELECT seats, 'matchup', matchup, bucket, n, sy, syy
-    FROM fine WHERE bucket <> 'none' AND matchup IS NOT NULL
+    FROM named WHERE bucket <> 'none' AND matchup IS NOT NULL
     UNION ALL
-    SELECT seats, 'variant', variant, bucket, n, sy, syy FROM fine
+    SELECT seats, 'variant', variant, bucket, n, sy, syy FROM named
 )
 SELECT
     CASE WHEN grouping(seats) = 1 THEN 'all' ELSE CAST(seats AS VARCHAR) END  AS seats,
@@ -113,146 +140,163 @@ SELECT
 FROM levels
 GROUP BY GROUPING SETS ((seats, factor, level, bucket), (factor, level, bucket));
 
+-- name: select_decisions
+-- The Sniff decisions of the selected complete rounds, with the value of the round for the
+-- mover's side (y) and the mover's bot and matchup.
+CREATE OR REPLACE TEMP TABLE dec AS
+SELECT
+    rnd.rid,
+    d.placement_index                          AS idx,
+    rnd.seats,
+    rnd.variant,
+    rnd.lineup,
+    d.seat,
+    d.outcome,
+    timing_bucket(d.placement_index)           AS bucket,
+    d."double"                                 AS dbl,
+    d.mover_is_leader                          AS mil,
+    p.bot,
+    p.matchup,
+    side_value(rnd.net, rnd.seats, d.seat)     AS y
+FROM sniff_decisions AS d
+JOIN rnd USING (match_id, round)
+LEFT JOIN seat_players AS p ON p.lineup = rnd.lineup AND p.seat = d.seat;
+
 -- name: holding_cells
--- STATS.md §3: per outcome and per outcome × bucket, the value of the round for the
--- mover's side, with the variance of the mean clustered by round. For each decision i and
--- each way a cell can group decisions of one round together, k = how many decisions of its
--- round share its cell and S = the sum of their values (a self-join within the round).
--- Over a cell, with e_r the per-round sums of residuals y - m:
---   Σ e_r² = Σ_r s_r² - 2m Σ_r s_r n_r + m² Σ_r n_r² = Σ S²/k - 2m Σ S + m² Σ k,
---   G (rounds) = Σ 1/k,
--- all additive over rounds, so the per-combination sums roll up like §2's.
-WITH rnd AS (
-    SELECT r.match_id, r.round, s.mk * 65536 + r.round AS rid, r.seats, s.variant, s.players,
-           r.net
-    FROM round_facts AS r
-    JOIN sel AS s USING (match_id)
-    WHERE r.complete
-),
-dec AS (
+-- STATS.md §3: per outcome and per outcome × bucket, the mean value for the mover's side
+-- with its variance clustered by round. A cell groups a round's decisions that share its
+-- outcome and, depending on the cell, bucket and the factor's level; with s_r and n_r the
+-- sum and count of such a group and e_r = s_r - n_r·m its residual sum,
+--   Σ e_r² = A - 2mB + m²C,  A = Σ s_r²,  B = Σ s_r·n_r,  C = Σ n_r²,  G = number of groups.
+-- For decision i let c(i) and p(i) be the count and value sum of the EARLIER decisions of
+-- its round in its group; then A = Σ y² + 2Σ y·p, B = Σ y + Σ c·y + Σ p, C = n + 2Σ c and
+-- G = #{i : c(i) = 0}: sums over decisions, which roll up over levels and seat counts.
+-- Only decisions that share round and outcome with an earlier one have c > 0 (few).
+WITH earlier AS (
     SELECT
-        rnd.rid,
-        d.placement_index                          AS idx,
-        rnd.seats,
-        rnd.variant,
-        d.outcome,
-        timing_bucket(d.placement_index)           AS bucket,
-        d."double"                                 AS dbl,
-        d.mover_is_leader,
-        rnd.players[d.seat + 1]                    AS mover_bot,
-        matchup(rnd.players, d.seat)               AS matchup,
-        side_value(rnd.net, rnd.seats, d.seat)     AS value
-    FROM sniff_decisions AS d
-    JOIN rnd USING (match_id, round)
-),
-pairs AS (
-    SELECT
-        a.rid, a.idx, b.value AS v,
-        a.outcome = b.outcome                                      AS o,
-        a.bucket = b.bucket                                        AS bk,
-        a.dbl = b.dbl                                              AS dd,
-        a.mover_is_leader = b.mover_is_leader                      AS ml,
-        a.mover_bot IS NOT DISTINCT FROM b.mover_bot               AS mb,
-        a.matchup IS NOT DISTINCT FROM b.matchup                   AS mu
+        a.rid, a.idx,
+        count(*)                                                        AS c_o,
+        sum(b.y)                                                        AS p_o,
+        sum(CAST(a.bucket = b.bucket AS INTEGER))                       AS c_ob,
+        sum(CASE WHEN a.bucket = b.bucket THEN b.y ELSE 0 END)          AS p_ob,
+        sum(CAST(a.dbl = b.dbl AS INTEGER))                             AS c_od,
+        sum(CASE WHEN a.dbl = b.dbl THEN b.y ELSE 0 END)                AS p_od,
+        sum(CAST(a.bucket = b.bucket AND a.dbl = b.dbl AS INTEGER))     AS c_obd,
+        sum(CASE WHEN a.bucket = b.bucket AND a.dbl = b.dbl THEN b.y ELSE 0 END) AS p_obd,
+        sum(CAST(a.mil = b.mil AS INTEGER))                             AS c_ol,
+        sum(CASE WHEN a.mil = b.mil THEN b.y ELSE 0 END)                AS p_ol,
+        sum(CAST(a.bucket = b.bucket AND a.mil = b.mil AS INTEGER))     AS c_obl,
+        sum(CASE WHEN a.bucket = b.bucket AND a.mil = b.mil THEN b.y ELSE 0 END) AS p_obl,
+        sum(CAST(a.bot IS NOT DISTINCT FROM b.bot AS INTEGER))          AS c_om,
+        sum(CASE WHEN a.bot IS NOT DISTINCT FROM b.bot THEN b.y ELSE 0 END) AS p_om,
+        sum(CAST(a.bucket = b.bucket AND a.bot IS NOT DISTINCT FROM b.bot AS INTEGER)) AS c_obm,
+        sum(CASE WHEN a.bucket = b.bucket AND a.bot IS NOT DISTINCT FROM b.bot
+                 THEN b.y ELSE 0 END)                                   AS p_obm,
+        sum(CAST(a.matchup IS NOT DISTINCT FROM b.matchup AS INTEGER))  AS c_ou,
+        sum(CASE WHEN a.matchup IS NOT DISTINCT FROM b.matchup THEN b.y ELSE 0 END) AS p_ou,
+        sum(CAST(a.bucket = b.bucket AND a.matchup IS NOT DISTINCT FROM b.matchup
+                 AS INTEGER))                                           AS c_obu,
+        sum(CASE WHEN a.bucket = b.bucket AND a.matchup IS NOT DISTINCT FROM b.matchup
+                 THEN b.y ELSE 0 END)                                   AS p_obu
     FROM dec AS a
-    JOIN dec AS b USING (rid)
+    JOIN dec AS b ON b.rid = a.rid AND b.outcome = a.outcome AND b.idx < a.idx
+    GROUP BY a.rid, a.idx
 ),
-within AS (
-    SELECT
-        rid, idx,
-        count(*) FILTER (o)                 AS k_o,     sum(v) FILTER (o)                 AS s_o,
-        count(*) FILTER (o AND bk)          AS k_ob,    sum(v) FILTER (o AND bk)          AS s_ob,
-        count(*) FILTER (o AND dd)          AS k_od,    sum(v) FILTER (o AND dd)          AS s_od,
-        count(*) FILTER (o AND bk AND dd)   AS k_obd,   sum(v) FILTER (o AND bk AND dd)   AS s_obd,
-        count(*) FILTER (o AND ml)          AS k_ol,    sum(v) FILTER (o AND ml)          AS s_ol,
-        count(*) FILTER (o AND bk AND ml)   AS k_obl,   sum(v) FILTER (o AND bk AND ml)   AS s_obl,
-        count(*) FILTER (o AND mb)          AS k_om,    sum(v) FILTER (o AND mb)          AS s_om,
-        count(*) FILTER (o AND bk AND mb)   AS k_obm,   sum(v) FILTER (o AND bk AND mb)   AS s_obm,
-        count(*) FILTER (o AND mu)          AS k_ou,    sum(v) FILTER (o AND mu)          AS s_ou,
-        count(*) FILTER (o AND bk AND mu)   AS k_obu,   sum(v) FILTER (o AND bk AND mu)   AS s_obu
-    FROM pairs
-    GROUP BY rid, idx
+obs AS (
+    SELECT d.*,
+        coalesce(c_o, 0) AS c_o, coalesce(p_o, 0) AS p_o,
+        coalesce(c_ob, 0) AS c_ob, coalesce(p_ob, 0) AS p_ob,
+        coalesce(c_od, 0) AS c_od, coalesce(p_od, 0) AS p_od,
+        coalesce(c_obd, 0) AS c_obd, coalesce(p_obd, 0) AS p_obd,
+        coalesce(c_ol, 0) AS c_ol, coalesce(p_ol, 0) AS p_ol,
+        coalesce(c_obl, 0) AS c_obl, coalesce(p_obl, 0) AS p_obl,
+        coalesce(c_om, 0) AS c_om, coalesce(p_om, 0) AS p_om,
+        coalesce(c_obm, 0) AS c_obm, coalesce(p_obm, 0) AS p_obm,
+        coalesce(c_ou, 0) AS c_ou, coalesce(p_ou, 0) AS p_ou,
+        coalesce(c_obu, 0) AS c_obu, coalesce(p_obu, 0) AS p_obu
+    FROM dec AS d
+    LEFT JOIN earlier AS e USING (rid, idx)
 ),
 fine AS (
+    -- per relation R: a_R = Σ y² + 2Σ y·p, b_R = Σ y + Σ c·y + Σ p, c_R = n + 2Σ c, g_R
     SELECT
-        dec.seats, dec.variant, dec.outcome, dec.bucket, dec.dbl, dec.mover_is_leader,
-        dec.mover_bot, dec.matchup,
-        count(*) AS n, sum(dec.value) AS sy,
-        -- per relation: Σ S²/k, Σ S, Σ k, Σ 1/k
-        sum(s_o * s_o / k_o) AS a_o, sum(s_o) AS b_o, sum(k_o) AS c_o, sum(1 / k_o) AS g_o,
-        sum(s_ob * s_ob / k_ob) AS a_ob, sum(s_ob) AS b_ob, sum(k_ob) AS c_ob,
-        sum(1 / k_ob) AS g_ob,
-        sum(s_od * s_od / k_od) AS a_od, sum(s_od) AS b_od, sum(k_od) AS c_od,
-        sum(1 / k_od) AS g_od,
-        sum(s_obd * s_obd / k_obd) AS a_obd, sum(s_obd) AS b_obd, sum(k_obd) AS c_obd,
-        sum(1 / k_obd) AS g_obd,
-        sum(s_ol * s_ol / k_ol) AS a_ol, sum(s_ol) AS b_ol, sum(k_ol) AS c_ol,
-        sum(1 / k_ol) AS g_ol,
-        sum(s_obl * s_obl / k_obl) AS a_obl, sum(s_obl) AS b_obl, sum(k_obl) AS c_obl,
-        sum(1 / k_obl) AS g_obl,
-        sum(s_om * s_om / k_om) AS a_om, sum(s_om) AS b_om, sum(k_om) AS c_om,
-        sum(1 / k_om) AS g_om,
-        sum(s_obm * s_obm / k_obm) AS a_obm, sum(s_obm) AS b_obm, sum(k_obm) AS c_obm,
-        sum(1 / k_obm) AS g_obm,
-        sum(s_ou * s_ou / k_ou) AS a_ou, sum(s_ou) AS b_ou, sum(k_ou) AS c_ou,
-        sum(1 / k_ou) AS g_ou,
-        sum(s_obu * s_obu / k_obu) AS a_obu, sum(s_obu) AS b_obu, sum(k_obu) AS c_obu,
-        sum(1 / k_obu) AS g_obu
-    FROM dec
-    JOIN within USING (rid, idx)
+        seats, variant, outcome, bucket, dbl, mil, bot, matchup,
+        count(*) AS n, sum(y) AS sy, sum(y * y) AS syy,
+        sum(y * p_o) AS yp_o, sum(c_o * y + p_o) AS cp_o, sum(c_o) AS c_o,
+        count(*) FILTER (WHERE c_o = 0) AS g_o,
+        sum(y * p_ob) AS yp_ob, sum(c_ob * y + p_ob) AS cp_ob, sum(c_ob) AS c_ob,
+        count(*) FILTER (WHERE c_ob = 0) AS g_ob,
+        sum(y * p_od) AS yp_od, sum(c_od * y + p_od) AS cp_od, sum(c_od) AS c_od,
+        count(*) FILTER (WHERE c_od = 0) AS g_od,
+        sum(y * p_obd) AS yp_obd, sum(c_obd * y + p_obd) AS cp_obd, sum(c_obd) AS c_obd,
+        count(*) FILTER (WHERE c_obd = 0) AS g_obd,
+        sum(y * p_ol) AS yp_ol, sum(c_ol * y + p_ol) AS cp_ol, sum(c_ol) AS c_ol,
+        count(*) FILTER (WHERE c_ol = 0) AS g_ol,
+        sum(y * p_obl) AS yp_obl, sum(c_obl * y + p_obl) AS cp_obl, sum(c_obl) AS c_obl,
+        count(*) FILTER (WHERE c_obl = 0) AS g_obl,
+        sum(y * p_om) AS yp_om, sum(c_om * y + p_om) AS cp_om, sum(c_om) AS c_om,
+        count(*) FILTER (WHERE c_om = 0) AS g_om,
+        sum(y * p_obm) AS yp_obm, sum(c_obm * y + p_obm) AS cp_obm, sum(c_obm) AS c_obm,
+        count(*) FILTER (WHERE c_obm = 0) AS g_obm,
+        sum(y * p_ou) AS yp_ou, sum(c_ou * y + p_ou) AS cp_ou, sum(c_ou) AS c_ou,
+        count(*) FILTER (WHERE c_ou = 0) AS g_ou,
+        sum(y * p_obu) AS yp_obu, sum(c_obu * y + p_obu) AS cp_obu, sum(c_obu) AS c_obu,
+        count(*) FILTER (WHERE c_obu = 0) AS g_obu
+    FROM obs
     GROUP BY ALL
 ),
 levels AS (
-    SELECT seats, 'all' AS factor, 'all' AS level, outcome AS cell, n, sy,
-           a_o AS a, b_o AS b, c_o AS c, g_o AS g FROM fine
+    SELECT seats, 'all' AS factor, 'all' AS level, outcome AS cell,
+           n, sy, syy, yp_o AS yp, cp_o AS cp, c_o AS c, g_o AS g FROM fine
     UNION ALL
-    SELECT seats, 'all', 'all', outcome || '/' || bucket, n, sy, a_ob, b_ob, c_ob, g_ob FROM fine
+    SELECT seats, 'all', 'all', outcome || '/' || bucket,
+           n, sy, syy, yp_ob, cp_ob, c_ob, g_ob FROM fine
     UNION ALL
-    SELECT seats, 'double', CAST(dbl AS VARCHAR), outcome, n, sy, a_od, b_od, c_od, g_od
-    FROM fine
+    SELECT seats, 'double', CAST(dbl AS VARCHAR), outcome,
+           n, sy, syy, yp_od, cp_od, c_od, g_od FROM fine
     UNION ALL
-    SELECT seats, 'double', CAST(dbl AS VARCHAR), outcome || '/' || bucket, n, sy,
-           a_obd, b_obd, c_obd, g_obd
-    FROM fine
+    SELECT seats, 'double', CAST(dbl AS VARCHAR), outcome || '/' || bucket,
+           n, sy, syy, yp_obd, cp_obd, c_obd, g_obd FROM fine
     UNION ALL
-    SELECT seats, 'mover_is_leader', CAST(mover_is_leader AS VARCHAR), outcome, n, sy,
-           a_ol, b_ol, c_ol, g_ol
-    FROM fine
+    SELECT seats, 'mover_is_leader', CAST(mil AS VARCHAR), outcome,
+           n, sy, syy, yp_ol, cp_ol, c_ol, g_ol FROM fine
     UNION ALL
-    SELECT seats, 'mover_is_leader', CAST(mover_is_leader AS VARCHAR), outcome || '/' || bucket,
-           n, sy, a_obl, b_obl, c_obl, g_obl
-    FROM fine
+    SELECT seats, 'mover_is_leader', CAST(mil AS VARCHAR), outcome || '/' || bucket,
+           n, sy, syy, yp_obl, cp_obl, c_obl, g_obl FROM fine
     UNION ALL
-    SELECT seats, 'mover_bot', mover_bot, outcome, n, sy, a_om, b_om, c_om, g_om
-    FROM fine WHERE mover_bot IS NOT NULL
+    SELECT seats, 'mover_bot', bot, outcome,
+           n, sy, syy, yp_om, cp_om, c_om, g_om FROM fine WHERE bot IS NOT NULL
     UNION ALL
-    SELECT seats, 'mover_bot', mover_bot, outcome || '/' || bucket, n, sy,
-           a_obm, b_obm, c_obm, g_obm
-    FROM fine WHERE mover_bot IS NOT NULL
+    SELECT seats, 'mover_bot', bot, outcome || '/' || bucket,
+           n, sy, syy, yp_obm, cp_obm, c_obm, g_obm FROM fine WHERE bot IS NOT NULL
     UNION ALL
-    SELECT seats, 'matchup', matchup, outcome, n, sy, a_ou, b_ou, c_ou, g_ou
-    FROM fine WHERE matchup IS NOT NULL
+    SELECT seats, 'matchup', matchup, outcome,
+           n, sy, syy, yp_ou, cp_ou, c_ou, g_ou FROM fine WHERE matchup IS NOT NULL
     UNION ALL
-    SELECT seats, 'matchup', matchup, outcome || '/' || bucket, n, sy,
-           a_obu, b_obu, c_obu, g_obu
-    FROM fine WHERE matchup IS NOT NULL
+    SELECT seats, 'matchup', matchup, outcome || '/' || bucket,
+           n, sy, syy, yp_obu, cp_obu, c_obu, g_obu FROM fine WHERE matchup IS NOT NULL
     UNION ALL
-    SELECT seats, 'variant', variant, outcome, n, sy, a_o, b_o, c_o, g_o FROM fine
+    SELECT seats, 'variant', variant, outcome,
+           n, sy, syy, yp_o, cp_o, c_o, g_o FROM fine
     UNION ALL
-    SELECT seats, 'variant', variant, outcome || '/' || bucket, n, sy, a_ob, b_ob, c_ob, g_ob
-    FROM fine
+    SELECT seats, 'variant', variant, outcome || '/' || bucket,
+           n, sy, syy, yp_ob, cp_ob, c_ob, g_ob FROM fine
 ),
 cells AS (
     SELECT
         CASE WHEN grouping(seats) = 1 THEN 'all' ELSE CAST(seats AS VARCHAR) END AS seats,
         factor, level, cell,
-        sum(n) AS n, round(sum(g)) AS rounds, sum(sy) / sum(n) AS mean,
-        sum(a) AS a, sum(b) AS b, sum(c) AS c
+        sum(n) AS n,
+        sum(g) AS rounds,
+        sum(sy) / sum(n) AS mean,
+        sum(syy) + 2 * sum(yp) AS a,
+        sum(sy) + sum(cp) AS b,
+        sum(n) + 2 * sum(c) AS c
     FROM levels
     GROUP BY GROUPING SETS ((seats, factor, level, cell), (factor, level, cell))
 )
 SELECT
-    seats, factor, level, cell, n, CAST(rounds AS BIGINT) AS rounds, mean,
+    seats, factor, level, cell, n, rounds, mean,
     -- G/(G-1) · Σ e_r² / n²
     CASE WHEN rounds >= 2
          THEN rounds / (rounds - 1) * greatest(a - 2 * mean * b + mean * mean * c, 0) / (n * n)
