@@ -7,6 +7,7 @@ import click
 from analysis.cli.audit_cmd import audit
 from analysis.cli.record_cmd import play, record
 from analysis.cli.service_cmd import demo, query, serve
+from analysis.cli.stats_cmd import stats
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,3 +22,4 @@ cli.add_command(play)
 cli.add_command(serve)
 cli.add_command(demo)
 cli.add_command(query)
+cli.add_command(stats)
