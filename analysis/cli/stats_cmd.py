@@ -146,7 +146,7 @@ def _plot(path: str, draw: Callable[[str], None]) -> None:
         if e.name != "matplotlib" and not (e.name or "").startswith("matplotlib."):
             raise
         raise Misuse(
-            "--plot needs matplotlib: pip install 'american-sniff[plot]' (or pip install matplotlib)"
+            "--plot needs matplotlib: pip install 'american-sniff[plot]'"
         ) from None
     except OSError as e:
         raise Misuse(f"cannot write {path}: {e.strerror or e}") from None
@@ -307,7 +307,8 @@ def facts_cmd(
 
     Writing the same part name again replaces it instead of duplicating rows.
 
-    Example: sniff stats facts --records m.jsonl -o facts/ && sniff stats sniff-timing --facts facts/
+    Example: sniff stats facts --records m.jsonl -o facts/
+    then:    sniff stats sniff-timing --facts facts/
     """
     if facts_dir is not None:
         raise Misuse("sniff stats facts reads --db or --records, not --facts")
