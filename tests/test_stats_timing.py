@@ -328,7 +328,17 @@ def synthetic_store(experiments: int, rounds: int, seed: int) -> FactsStore:
             for k in range(held + 1):
                 for c, v in zip(
                     DECISION_COLUMNS,
-                    (match_id, r, 0, k * 2, 6, "played" if k == held else "held_self", True),
+                    (
+                        match_id,
+                        r,
+                        2,
+                        0,
+                        k * 2,
+                        6,
+                        "played" if k == held else "held_self",
+                        True,
+                        [x, 0],
+                    ),
                     strict=True,
                 ):
                     rows.decisions[c].append(v)
@@ -373,9 +383,10 @@ def test_interval_of_a_tiny_hand_set() -> None:
     store = synthetic_store(1, 3, 0)
     store.con.execute("UPDATE round_facts SET sniff_index = 0").fetchall()
     for r, x in enumerate((1, 2, 6)):
-        store.con.execute(
-            "UPDATE round_facts SET net = [$x, 0] WHERE round = $r", {"x": x, "r": r}
-        ).fetchall()
+        for table in ("round_facts", "sniff_decisions"):
+            store.con.execute(
+                f"UPDATE {table} SET net = [$x, 0] WHERE round = $r", {"x": x, "r": r}
+            ).fetchall()
     lead = cells(sniff_timing(store, Filters()).rows)["timing", "2", "all", "all", "lead"]
     half = 4.302652729749464 * math.sqrt(7 / 3)
     assert (lead.n, lead.mean) == (3, 3)

@@ -51,11 +51,13 @@ CREATE TABLE IF NOT EXISTS round_facts (
 CREATE TABLE IF NOT EXISTS sniff_decisions (
     match_id        VARCHAR  NOT NULL,
     round           SMALLINT NOT NULL,
+    seats           TINYINT  NOT NULL,
     seat            TINYINT  NOT NULL,            -- the mover
     placement_index SMALLINT NOT NULL,            -- the index the mover's placement got
     "double"        TINYINT  NOT NULL,            -- the highest double the mover could place
     outcome         VARCHAR  NOT NULL CHECK (outcome IN (
                         'played', 'held_self', 'held_partner', 'held_other', 'held_never')),
     mover_is_leader BOOLEAN  NOT NULL,
+    net             INTEGER[] NOT NULL,           -- the round's `net`, copied: no join needed
     PRIMARY KEY (match_id, round, placement_index)
 );

@@ -137,7 +137,13 @@ def select(store: FactsStore, filters: Filters) -> Selection:
         if not found[0][0]:
             raise StatsError(f"no simulation run {filters.run!r} in these facts")
     _fetch(store, "select_matches", filters.params())
-    for name in ("select_lineups", "select_seat_players", "select_with_lineups", "select_rounds"):
+    for name in (
+        "select_lineups",
+        "select_seat_players",
+        "select_seat_pairs",
+        "select_variant_codes",
+        "select_with_lineups",
+    ):
         _fetch(store, name)
     matches, complete, incomplete = _fetch(store, "selection_counts")[0]
     if not matches:
@@ -195,7 +201,6 @@ def sniff_timing(store: FactsStore, filters: Filters) -> TimingResult:
     """Both tables of STATS.md (timing and holding) over the matches the filters keep."""
     selection = select(store, filters)
     rows = _cells("timing", _fetch(store, "timing_cells"))
-    _fetch(store, "select_decisions")
     rows += _cells("holding", _fetch(store, "holding_cells"))
     rows.sort(key=row_order)
     return TimingResult(selection, rows)

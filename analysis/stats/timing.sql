@@ -19,6 +19,22 @@ CREATE OR REPLACE TEMP MACRO side_value(net, seats, seat) AS
     net[seat + 1]
     - ((CASE WHEN seats = 4 THEN list_sum(net) / 2 ELSE list_sum(net) END) - net[seat + 1])
       / (CASE WHEN seats = 3 THEN 2 ELSE 1 END);
+-- The same as small integers, for grouping and joining many rows: bucket 0 (lead) … 6 (none),
+-- outcome 0 (played) … 4 (held_never), in report order; and back to their names.
+CREATE OR REPLACE TEMP MACRO bucket_code(t) AS
+    CASE
+        WHEN t IS NULL THEN 6
+        WHEN t <= 2 THEN t
+        WHEN t <= 4 THEN 3
+        WHEN t <= 7 THEN 4
+        ELSE 5
+    END;
+CREATE OR REPLACE TEMP MACRO bucket_name(code) AS
+    ['lead', '1', '2', '3-4', '5-7', '8+', 'none'][code + 1];
+CREATE OR REPLACE TEMP MACRO outcome_code(outcome) AS
+    list_position(['played', 'held_self', 'held_partner', 'held_other', 'held_never'], outcome) - 1;
+CREATE OR REPLACE TEMP MACRO outcome_name(code) AS
+    ['played', 'held_self', 'held_partner', 'held_other', 'held_never'][code + 1];
 -- STATS.md §4: a seat's bot, then the other seats' bots in turn order from that seat.
 CREATE OR REPLACE TEMP MACRO matchup(players, seat) AS
     CASE WHEN players IS NOT NULL AND seat IS NOT NULL
@@ -51,27 +67,32 @@ SELECT l.lineup, CAST(s.seat AS TINYINT) AS seat, l.players[s.seat + 1] AS bot,
        matchup(l.players, s.seat) AS matchup
 FROM lineups AS l, range(len(l.players)) AS s(seat);
 
+-- name: select_seat_pairs
+-- For two seats of one lineup: do they have the same bot, the same matchup?
+CREATE OR REPLACE TEMP TABLE seat_pairs AS
+SELECT a.lineup, a.seat AS seat_a, b.seat AS seat_b,
+       a.bot = b.bot AS same_bot, a.matchup = b.matchup AS same_matchup
+FROM seat_players AS a
+JOIN seat_players AS b USING (lineup);
+
+-- name: select_variant_codes
+CREATE OR REPLACE TEMP TABLE variant_codes AS
+SELECT CAST(row_number() OVER (ORDER BY variant) AS INTEGER) AS vc, variant
+FROM (SELECT DISTINCT variant FROM sel0);
+
 -- name: select_with_lineups
 CREATE OR REPLACE TEMP TABLE sel AS
-SELECT s.mk, s.match_id, s.seats, s.variant, l.lineup
+SELECT s.mk, s.match_id, s.seats, s.variant, v.vc, l.lineup, m.rounds, m.incomplete_rounds
 FROM sel0 AS s
-LEFT JOIN lineups AS l USING (players);
-
--- name: select_rounds
--- The complete rounds of the selected matches, with an integer round id (rid).
-CREATE OR REPLACE TEMP TABLE rnd AS
-SELECT r.match_id, r.round, s.mk * 65536 + r.round AS rid, r.seats, s.variant, s.lineup,
-       r.leader, r.maker, r.sniff_index, r."double" AS dbl, r.net
-FROM round_facts AS r
-JOIN sel AS s USING (match_id)
-WHERE r.complete;
+JOIN match_facts AS m USING (match_id)
+JOIN variant_codes AS v ON v.variant = s.variant
+LEFT JOIN lineups AS l ON l.players = s.players;
 
 -- name: selection_counts
-SELECT
-    (SELECT count(*) FROM sel)                                       AS matches,
-    (SELECT count(*) FROM rnd)                                       AS complete_rounds,
-    (SELECT coalesce(sum(m.incomplete_rounds), 0)
-     FROM match_facts AS m SEMI JOIN sel USING (match_id))           AS incomplete_rounds;
+SELECT count(*)                               AS matches,
+       coalesce(sum(rounds - incomplete_rounds), 0) AS complete_rounds,
+       coalesce(sum(incomplete_rounds), 0)     AS incomplete_rounds
+FROM sel;
 
 -- name: rounds_facts
 -- STATS.md §1: one row per complete round, its columns in order.
@@ -86,21 +107,26 @@ ORDER BY sel.mk, r.round;
 -- name: timing_cells
 -- STATS.md §2: per bucket, the value of each complete round for the maker's side (for
 -- `none`, the leader's side). Rounds are first summed per combination of every factor's
--- level (a few hundred rows), then rolled up per factor, within each seat count and pooled.
+-- level (a few thousand rows), then rolled up per factor, within each seat count and pooled.
 -- Values are multiples of 1/2, so these sums are exact in doubles.
 WITH fine AS (
     SELECT
-        seats,
-        variant,
-        timing_bucket(sniff_index)                          AS bucket,
-        dbl,
-        maker = leader                                      AS maker_is_leader,
-        lineup,
-        maker,
-        count(*)                                            AS n,
-        sum(side_value(net, seats, coalesce(maker, leader)))            AS sy,
-        sum(side_value(net, seats, coalesce(maker, leader)) ** 2)       AS syy
-    FROM rnd
+        r.seats,
+        s.variant,
+        timing_bucket(r.sniff_index)    AS bucket,
+        r."double"                      AS dbl,
+        r.maker = r.leader              AS maker_is_leader,
+        s.lineup,
+        r.maker,
+        count(*)                        AS n,
+        sum(r.v)                        AS sy,
+        sum(r.v * r.v)                  AS syy
+    FROM (
+        SELECT *, side_value(net, seats, coalesce(maker, leader)) AS v
+        FROM round_facts
+        WHERE complete
+    ) AS r
+    JOIN sel AS s USING (match_id)
     GROUP BY ALL
 ),
 named AS (
@@ -140,158 +166,165 @@ SELECT
 FROM levels
 GROUP BY GROUPING SETS ((seats, factor, level, bucket), (factor, level, bucket));
 
--- name: select_decisions
--- The Sniff decisions of the selected complete rounds, with the value of the round for the
--- mover's side (y) and the mover's bot and matchup.
-CREATE OR REPLACE TEMP TABLE dec AS
-SELECT
-    rnd.rid,
-    d.placement_index                          AS idx,
-    rnd.seats,
-    rnd.variant,
-    rnd.lineup,
-    d.seat,
-    d.outcome,
-    timing_bucket(d.placement_index)           AS bucket,
-    d."double"                                 AS dbl,
-    d.mover_is_leader                          AS mil,
-    p.bot,
-    p.matchup,
-    side_value(rnd.net, rnd.seats, d.seat)     AS y
-FROM sniff_decisions AS d
-JOIN rnd USING (match_id, round)
-LEFT JOIN seat_players AS p ON p.lineup = rnd.lineup AND p.seat = d.seat;
-
 -- name: holding_cells
--- STATS.md §3: per outcome and per outcome × bucket, the mean value for the mover's side
--- with its variance clustered by round. A cell groups a round's decisions that share its
--- outcome and, depending on the cell, bucket and the factor's level; with s_r and n_r the
--- sum and count of such a group and e_r = s_r - n_r·m its residual sum,
+-- STATS.md §3: per outcome and per outcome × bucket, the mean value of the round for the
+-- mover's side, with its variance clustered by round. A cell groups those decisions of a
+-- round that share its outcome and, depending on the cell, bucket and the factor's level;
+-- with s_r and n_r the sum and count of such a group and e_r = s_r - n_r·m its residuals,
 --   Σ e_r² = A - 2mB + m²C,  A = Σ s_r²,  B = Σ s_r·n_r,  C = Σ n_r²,  G = number of groups.
 -- For decision i let c(i) and p(i) be the count and value sum of the EARLIER decisions of
--- its round in its group; then A = Σ y² + 2Σ y·p, B = Σ y + Σ c·y + Σ p, C = n + 2Σ c and
--- G = #{i : c(i) = 0}: sums over decisions, which roll up over levels and seat counts.
--- Only decisions that share round and outcome with an earlier one have c > 0 (few).
-WITH earlier AS (
+-- its group; then A = Σ y² + 2Σ y·p, B = Σ y + Σ (c·y + p), C = n + 2Σ c and
+-- G = n - #{i : c(i) > 0}: sums over decisions, which roll up over levels and seat counts.
+-- Only decisions that share their round and outcome with an earlier one have c > 0, so the
+-- pairs are few; every other decision adds to n, Σ y and Σ y² only.
+WITH dec AS NOT MATERIALIZED (
+    -- small integers throughout: these are the many rows
     SELECT
-        a.rid, a.idx,
-        count(*)                                                        AS c_o,
-        sum(b.y)                                                        AS p_o,
-        sum(CAST(a.bucket = b.bucket AS INTEGER))                       AS c_ob,
-        sum(CASE WHEN a.bucket = b.bucket THEN b.y ELSE 0 END)          AS p_ob,
-        sum(CAST(a.dbl = b.dbl AS INTEGER))                             AS c_od,
-        sum(CASE WHEN a.dbl = b.dbl THEN b.y ELSE 0 END)                AS p_od,
-        sum(CAST(a.bucket = b.bucket AND a.dbl = b.dbl AS INTEGER))     AS c_obd,
-        sum(CASE WHEN a.bucket = b.bucket AND a.dbl = b.dbl THEN b.y ELSE 0 END) AS p_obd,
-        sum(CAST(a.mil = b.mil AS INTEGER))                             AS c_ol,
-        sum(CASE WHEN a.mil = b.mil THEN b.y ELSE 0 END)                AS p_ol,
-        sum(CAST(a.bucket = b.bucket AND a.mil = b.mil AS INTEGER))     AS c_obl,
-        sum(CASE WHEN a.bucket = b.bucket AND a.mil = b.mil THEN b.y ELSE 0 END) AS p_obl,
-        sum(CAST(a.bot IS NOT DISTINCT FROM b.bot AS INTEGER))          AS c_om,
-        sum(CASE WHEN a.bot IS NOT DISTINCT FROM b.bot THEN b.y ELSE 0 END) AS p_om,
-        sum(CAST(a.bucket = b.bucket AND a.bot IS NOT DISTINCT FROM b.bot AS INTEGER)) AS c_obm,
-        sum(CASE WHEN a.bucket = b.bucket AND a.bot IS NOT DISTINCT FROM b.bot
-                 THEN b.y ELSE 0 END)                                   AS p_obm,
-        sum(CAST(a.matchup IS NOT DISTINCT FROM b.matchup AS INTEGER))  AS c_ou,
-        sum(CASE WHEN a.matchup IS NOT DISTINCT FROM b.matchup THEN b.y ELSE 0 END) AS p_ou,
-        sum(CAST(a.bucket = b.bucket AND a.matchup IS NOT DISTINCT FROM b.matchup
-                 AS INTEGER))                                           AS c_obu,
-        sum(CASE WHEN a.bucket = b.bucket AND a.matchup IS NOT DISTINCT FROM b.matchup
-                 THEN b.y ELSE 0 END)                                   AS p_obu
-    FROM dec AS a
-    JOIN dec AS b ON b.rid = a.rid AND b.outcome = a.outcome AND b.idx < a.idx
-    GROUP BY a.rid, a.idx
+        s.mk * 65536 + d.round                  AS rid,
+        d.placement_index                       AS idx,
+        d.seats,
+        s.vc,
+        coalesce(s.lineup, 0)                   AS lineup,  -- 0: players unknown
+        d.seat,
+        outcome_code(d.outcome)                 AS oc,
+        bucket_code(d.placement_index)          AS bc,
+        d."double"                              AS dbl,
+        d.mover_is_leader                       AS mil,
+        side_value(d.net, d.seats, d.seat)      AS y
+    FROM sniff_decisions AS d
+    JOIN sel AS s USING (match_id)
 ),
-obs AS (
-    SELECT d.*,
-        coalesce(c_o, 0) AS c_o, coalesce(p_o, 0) AS p_o,
-        coalesce(c_ob, 0) AS c_ob, coalesce(p_ob, 0) AS p_ob,
-        coalesce(c_od, 0) AS c_od, coalesce(p_od, 0) AS p_od,
-        coalesce(c_obd, 0) AS c_obd, coalesce(p_obd, 0) AS p_obd,
-        coalesce(c_ol, 0) AS c_ol, coalesce(p_ol, 0) AS p_ol,
-        coalesce(c_obl, 0) AS c_obl, coalesce(p_obl, 0) AS p_obl,
-        coalesce(c_om, 0) AS c_om, coalesce(p_om, 0) AS p_om,
-        coalesce(c_obm, 0) AS c_obm, coalesce(p_obm, 0) AS p_obm,
-        coalesce(c_ou, 0) AS c_ou, coalesce(p_ou, 0) AS p_ou,
-        coalesce(c_obu, 0) AS c_obu, coalesce(p_obu, 0) AS p_obu
-    FROM dec AS d
-    LEFT JOIN earlier AS e USING (rid, idx)
+base AS (
+    SELECT seats, vc, oc, bc, dbl, mil, lineup, seat,
+           count(*) AS n, sum(y) AS sy, sum(y * y) AS syy
+    FROM dec
+    GROUP BY ALL
+),
+held AS MATERIALIZED (
+    -- a `played` decision is its round's only one: only held decisions can share a group
+    SELECT * FROM dec WHERE oc > 0
+),
+pairs AS (
+    SELECT
+        a.rid, a.idx, a.seats, a.vc, a.oc, a.bc, a.dbl, a.mil, a.lineup, a.seat, a.y,
+        b.y AS yb,
+        a.bc = b.bc                             AS sb,
+        a.dbl = b.dbl                           AS sd,
+        a.mil = b.mil                           AS sl,
+        coalesce(sp.same_bot, false)            AS sm,
+        coalesce(sp.same_matchup, false)        AS su
+    FROM held AS a
+    JOIN held AS b ON b.rid = a.rid AND b.oc = a.oc AND b.idx < a.idx
+    LEFT JOIN seat_pairs AS sp
+        ON sp.lineup = a.lineup AND sp.seat_a = a.seat AND sp.seat_b = b.seat
+),
+earlier AS (
+    -- per decision with an earlier one of its round and outcome, per relation: c and p
+    SELECT
+        any_value(seats) AS seats, any_value(vc) AS vc, any_value(oc) AS oc,
+        any_value(bc) AS bc, any_value(dbl) AS dbl, any_value(mil) AS mil,
+        any_value(lineup) AS lineup, any_value(seat) AS seat, any_value(y) AS y,
+        count(*) AS c_o, sum(yb) AS p_o,
+        sum(CAST(sb AS INTEGER)) AS c_ob, sum(CASE WHEN sb THEN yb ELSE 0 END) AS p_ob,
+        sum(CAST(sd AS INTEGER)) AS c_od, sum(CASE WHEN sd THEN yb ELSE 0 END) AS p_od,
+        sum(CAST(sb AND sd AS INTEGER)) AS c_obd,
+        sum(CASE WHEN sb AND sd THEN yb ELSE 0 END) AS p_obd,
+        sum(CAST(sl AS INTEGER)) AS c_ol, sum(CASE WHEN sl THEN yb ELSE 0 END) AS p_ol,
+        sum(CAST(sb AND sl AS INTEGER)) AS c_obl,
+        sum(CASE WHEN sb AND sl THEN yb ELSE 0 END) AS p_obl,
+        sum(CAST(sm AS INTEGER)) AS c_om, sum(CASE WHEN sm THEN yb ELSE 0 END) AS p_om,
+        sum(CAST(sb AND sm AS INTEGER)) AS c_obm,
+        sum(CASE WHEN sb AND sm THEN yb ELSE 0 END) AS p_obm,
+        sum(CAST(su AS INTEGER)) AS c_ou, sum(CASE WHEN su THEN yb ELSE 0 END) AS p_ou,
+        sum(CAST(sb AND su AS INTEGER)) AS c_obu,
+        sum(CASE WHEN sb AND su THEN yb ELSE 0 END) AS p_obu
+    FROM pairs
+    GROUP BY rid, idx
+),
+corr AS (
+    -- per relation R: yp_R = Σ y·p, cp_R = Σ (c·y + p), c_R = Σ c, k_R = #{c > 0}
+    SELECT
+        seats, vc, oc, bc, dbl, mil, lineup, seat,
+        sum(y * p_o) AS yp_o, sum(c_o * y + p_o) AS cp_o, sum(c_o) AS c_o,
+        count(*) FILTER (WHERE c_o > 0) AS k_o,
+        sum(y * p_ob) AS yp_ob, sum(c_ob * y + p_ob) AS cp_ob, sum(c_ob) AS c_ob,
+        count(*) FILTER (WHERE c_ob > 0) AS k_ob,
+        sum(y * p_od) AS yp_od, sum(c_od * y + p_od) AS cp_od, sum(c_od) AS c_od,
+        count(*) FILTER (WHERE c_od > 0) AS k_od,
+        sum(y * p_obd) AS yp_obd, sum(c_obd * y + p_obd) AS cp_obd, sum(c_obd) AS c_obd,
+        count(*) FILTER (WHERE c_obd > 0) AS k_obd,
+        sum(y * p_ol) AS yp_ol, sum(c_ol * y + p_ol) AS cp_ol, sum(c_ol) AS c_ol,
+        count(*) FILTER (WHERE c_ol > 0) AS k_ol,
+        sum(y * p_obl) AS yp_obl, sum(c_obl * y + p_obl) AS cp_obl, sum(c_obl) AS c_obl,
+        count(*) FILTER (WHERE c_obl > 0) AS k_obl,
+        sum(y * p_om) AS yp_om, sum(c_om * y + p_om) AS cp_om, sum(c_om) AS c_om,
+        count(*) FILTER (WHERE c_om > 0) AS k_om,
+        sum(y * p_obm) AS yp_obm, sum(c_obm * y + p_obm) AS cp_obm, sum(c_obm) AS c_obm,
+        count(*) FILTER (WHERE c_obm > 0) AS k_obm,
+        sum(y * p_ou) AS yp_ou, sum(c_ou * y + p_ou) AS cp_ou, sum(c_ou) AS c_ou,
+        count(*) FILTER (WHERE c_ou > 0) AS k_ou,
+        sum(y * p_obu) AS yp_obu, sum(c_obu * y + p_obu) AS cp_obu, sum(c_obu) AS c_obu,
+        count(*) FILTER (WHERE c_obu > 0) AS k_obu
+    FROM earlier
+    GROUP BY ALL
 ),
 fine AS (
-    -- per relation R: a_R = Σ y² + 2Σ y·p, b_R = Σ y + Σ c·y + Σ p, c_R = n + 2Σ c, g_R
     SELECT
-        seats, variant, outcome, bucket, dbl, mil, bot, matchup,
-        count(*) AS n, sum(y) AS sy, sum(y * y) AS syy,
-        sum(y * p_o) AS yp_o, sum(c_o * y + p_o) AS cp_o, sum(c_o) AS c_o,
-        count(*) FILTER (WHERE c_o = 0) AS g_o,
-        sum(y * p_ob) AS yp_ob, sum(c_ob * y + p_ob) AS cp_ob, sum(c_ob) AS c_ob,
-        count(*) FILTER (WHERE c_ob = 0) AS g_ob,
-        sum(y * p_od) AS yp_od, sum(c_od * y + p_od) AS cp_od, sum(c_od) AS c_od,
-        count(*) FILTER (WHERE c_od = 0) AS g_od,
-        sum(y * p_obd) AS yp_obd, sum(c_obd * y + p_obd) AS cp_obd, sum(c_obd) AS c_obd,
-        count(*) FILTER (WHERE c_obd = 0) AS g_obd,
-        sum(y * p_ol) AS yp_ol, sum(c_ol * y + p_ol) AS cp_ol, sum(c_ol) AS c_ol,
-        count(*) FILTER (WHERE c_ol = 0) AS g_ol,
-        sum(y * p_obl) AS yp_obl, sum(c_obl * y + p_obl) AS cp_obl, sum(c_obl) AS c_obl,
-        count(*) FILTER (WHERE c_obl = 0) AS g_obl,
-        sum(y * p_om) AS yp_om, sum(c_om * y + p_om) AS cp_om, sum(c_om) AS c_om,
-        count(*) FILTER (WHERE c_om = 0) AS g_om,
-        sum(y * p_obm) AS yp_obm, sum(c_obm * y + p_obm) AS cp_obm, sum(c_obm) AS c_obm,
-        count(*) FILTER (WHERE c_obm = 0) AS g_obm,
-        sum(y * p_ou) AS yp_ou, sum(c_ou * y + p_ou) AS cp_ou, sum(c_ou) AS c_ou,
-        count(*) FILTER (WHERE c_ou = 0) AS g_ou,
-        sum(y * p_obu) AS yp_obu, sum(c_obu * y + p_obu) AS cp_obu, sum(c_obu) AS c_obu,
-        count(*) FILTER (WHERE c_obu = 0) AS g_obu
-    FROM obs
-    GROUP BY ALL
+        b.seats, v.variant, outcome_name(b.oc) AS outcome, bucket_name(b.bc) AS bucket,
+        b.dbl, b.mil, p.bot, p.matchup, b.n, b.sy, b.syy,
+        COLUMNS(c.* EXCLUDE (seats, vc, oc, bc, dbl, mil, lineup, seat))
+    FROM base AS b
+    LEFT JOIN corr AS c USING (seats, vc, oc, bc, dbl, mil, lineup, seat)
+    LEFT JOIN seat_players AS p ON p.lineup = b.lineup AND p.seat = b.seat
+    JOIN variant_codes AS v ON v.vc = b.vc
 ),
 levels AS (
     SELECT seats, 'all' AS factor, 'all' AS level, outcome AS cell,
-           n, sy, syy, yp_o AS yp, cp_o AS cp, c_o AS c, g_o AS g FROM fine
+           n, sy, syy, yp_o AS yp, cp_o AS cp, c_o AS c, k_o AS k FROM fine
     UNION ALL
     SELECT seats, 'all', 'all', outcome || '/' || bucket,
-           n, sy, syy, yp_ob, cp_ob, c_ob, g_ob FROM fine
+           n, sy, syy, yp_ob, cp_ob, c_ob, k_ob FROM fine
     UNION ALL
     SELECT seats, 'double', CAST(dbl AS VARCHAR), outcome,
-           n, sy, syy, yp_od, cp_od, c_od, g_od FROM fine
+           n, sy, syy, yp_od, cp_od, c_od, k_od FROM fine
     UNION ALL
     SELECT seats, 'double', CAST(dbl AS VARCHAR), outcome || '/' || bucket,
-           n, sy, syy, yp_obd, cp_obd, c_obd, g_obd FROM fine
+           n, sy, syy, yp_obd, cp_obd, c_obd, k_obd FROM fine
     UNION ALL
     SELECT seats, 'mover_is_leader', CAST(mil AS VARCHAR), outcome,
-           n, sy, syy, yp_ol, cp_ol, c_ol, g_ol FROM fine
+           n, sy, syy, yp_ol, cp_ol, c_ol, k_ol FROM fine
     UNION ALL
     SELECT seats, 'mover_is_leader', CAST(mil AS VARCHAR), outcome || '/' || bucket,
-           n, sy, syy, yp_obl, cp_obl, c_obl, g_obl FROM fine
+           n, sy, syy, yp_obl, cp_obl, c_obl, k_obl FROM fine
     UNION ALL
     SELECT seats, 'mover_bot', bot, outcome,
-           n, sy, syy, yp_om, cp_om, c_om, g_om FROM fine WHERE bot IS NOT NULL
+           n, sy, syy, yp_om, cp_om, c_om, k_om FROM fine WHERE bot IS NOT NULL
     UNION ALL
     SELECT seats, 'mover_bot', bot, outcome || '/' || bucket,
-           n, sy, syy, yp_obm, cp_obm, c_obm, g_obm FROM fine WHERE bot IS NOT NULL
+           n, sy, syy, yp_obm, cp_obm, c_obm, k_obm FROM fine WHERE bot IS NOT NULL
     UNION ALL
     SELECT seats, 'matchup', matchup, outcome,
-           n, sy, syy, yp_ou, cp_ou, c_ou, g_ou FROM fine WHERE matchup IS NOT NULL
+           n, sy, syy, yp_ou, cp_ou, c_ou, k_ou FROM fine WHERE matchup IS NOT NULL
     UNION ALL
     SELECT seats, 'matchup', matchup, outcome || '/' || bucket,
-           n, sy, syy, yp_obu, cp_obu, c_obu, g_obu FROM fine WHERE matchup IS NOT NULL
+           n, sy, syy, yp_obu, cp_obu, c_obu, k_obu FROM fine WHERE matchup IS NOT NULL
     UNION ALL
     SELECT seats, 'variant', variant, outcome,
-           n, sy, syy, yp_o, cp_o, c_o, g_o FROM fine
+           n, sy, syy, yp_o, cp_o, c_o, k_o FROM fine
     UNION ALL
     SELECT seats, 'variant', variant, outcome || '/' || bucket,
-           n, sy, syy, yp_ob, cp_ob, c_ob, g_ob FROM fine
+           n, sy, syy, yp_ob, cp_ob, c_ob, k_ob FROM fine
 ),
 cells AS (
     SELECT
         CASE WHEN grouping(seats) = 1 THEN 'all' ELSE CAST(seats AS VARCHAR) END AS seats,
         factor, level, cell,
         sum(n) AS n,
-        sum(g) AS rounds,
+        sum(n) - coalesce(sum(k), 0) AS rounds,
         sum(sy) / sum(n) AS mean,
-        sum(syy) + 2 * sum(yp) AS a,
-        sum(sy) + sum(cp) AS b,
-        sum(n) + 2 * sum(c) AS c
+        sum(syy) + 2 * coalesce(sum(yp), 0) AS a,
+        sum(sy) + coalesce(sum(cp), 0) AS b,
+        sum(n) + 2 * coalesce(sum(c), 0) AS c
     FROM levels
     GROUP BY GROUPING SETS ((seats, factor, level, cell), (factor, level, cell))
 )

@@ -350,11 +350,13 @@ ROUND_COLUMNS: Final = (
 DECISION_COLUMNS: Final = (
     "match_id",
     "round",
+    "seats",
     "seat",
     "placement_index",
     "double",
     "outcome",
     "mover_is_leader",
+    "net",
 )
 
 Columns = dict[str, list[Any]]
@@ -449,11 +451,14 @@ def facts_rows(
             for name, value in (
                 ("match_id", match_id),
                 ("round", dec.round),
+                ("seats", facts.seats),
                 ("seat", dec.seat),
                 ("placement_index", dec.placement_index),
                 ("double", dec.double),
                 ("outcome", dec.outcome),
                 ("mover_is_leader", dec.mover_is_leader),
+                # The round's nets again, so a decision's value needs no join with its round.
+                ("net", None if rf.net is None else list(rf.net)),
             ):
                 d[name].append(value)
     return out
