@@ -175,8 +175,9 @@ GROUP BY GROUPING SETS ((seats, factor, level, bucket), (factor, level, bucket))
 -- For decision i let c(i) and p(i) be the count and value sum of the EARLIER decisions of
 -- its group; then A = Σ y² + 2Σ y·p, B = Σ y + Σ (c·y + p), C = n + 2Σ c and
 -- G = n - #{i : c(i) > 0}: sums over decisions, which roll up over levels and seat counts.
--- Only decisions that share their round and outcome with an earlier one have c > 0, so the
--- pairs are few; every other decision adds to n, Σ y and Σ y² only.
+-- Σ y·p, Σ (c·y + p) and Σ c are sums over pairs of one group (an earlier and a later
+-- decision). Only held decisions can share a round and outcome, so the pairs are few; every
+-- other decision adds to n, Σ y and Σ y² only.
 WITH dec AS NOT MATERIALIZED (
     -- small integers throughout: these are the many rows
     SELECT
@@ -204,69 +205,92 @@ held AS MATERIALIZED (
     -- a `played` decision is its round's only one: only held decisions can share a group
     SELECT * FROM dec WHERE oc > 0
 ),
-pairs AS (
+pairs AS MATERIALIZED (
+    -- each held decision (a) with each earlier one of its round and outcome (b); `mask` has
+    -- bit R set when they fall in one group under relation R (same outcome, and: o nothing
+    -- more, ob bucket, od double, obd both, ol mover_is_leader, obl +bucket, om mover_bot,
+    -- obm +bucket, ou matchup, obu +bucket)
     SELECT
-        a.rid, a.idx, a.seats, a.vc, a.oc, a.bc, a.dbl, a.mil, a.lineup, a.seat, a.y,
-        b.y AS yb,
-        a.bc = b.bc                             AS sb,
-        a.dbl = b.dbl                           AS sd,
-        a.mil = b.mil                           AS sl,
-        coalesce(sp.same_bot, false)            AS sm,
-        coalesce(sp.same_matchup, false)        AS su
+        a.rid, a.idx, a.seats, a.vc, a.oc, a.bc, a.dbl, a.mil, a.lineup, a.seat,
+        a.y AS ya, b.y AS yb,
+        1
+        + CASE WHEN a.bc = b.bc THEN 2 ELSE 0 END
+        + CASE WHEN a.dbl = b.dbl THEN 4 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND a.dbl = b.dbl THEN 8 ELSE 0 END
+        + CASE WHEN a.mil = b.mil THEN 16 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND a.mil = b.mil THEN 32 ELSE 0 END
+        + CASE WHEN coalesce(sp.same_bot, false) THEN 64 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_bot, false) THEN 128 ELSE 0 END
+        + CASE WHEN coalesce(sp.same_matchup, false) THEN 256 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_matchup, false) THEN 512 ELSE 0 END AS mask
     FROM held AS a
     JOIN held AS b ON b.rid = a.rid AND b.oc = a.oc AND b.idx < a.idx
     LEFT JOIN seat_pairs AS sp
         ON sp.lineup = a.lineup AND sp.seat_a = a.seat AND sp.seat_b = b.seat
 ),
-earlier AS (
-    -- per decision with an earlier one of its round and outcome, per relation: c and p
-    SELECT
-        any_value(seats) AS seats, any_value(vc) AS vc, any_value(oc) AS oc,
-        any_value(bc) AS bc, any_value(dbl) AS dbl, any_value(mil) AS mil,
-        any_value(lineup) AS lineup, any_value(seat) AS seat, any_value(y) AS y,
-        count(*) AS c_o, sum(yb) AS p_o,
-        sum(CAST(sb AS INTEGER)) AS c_ob, sum(CASE WHEN sb THEN yb ELSE 0 END) AS p_ob,
-        sum(CAST(sd AS INTEGER)) AS c_od, sum(CASE WHEN sd THEN yb ELSE 0 END) AS p_od,
-        sum(CAST(sb AND sd AS INTEGER)) AS c_obd,
-        sum(CASE WHEN sb AND sd THEN yb ELSE 0 END) AS p_obd,
-        sum(CAST(sl AS INTEGER)) AS c_ol, sum(CASE WHEN sl THEN yb ELSE 0 END) AS p_ol,
-        sum(CAST(sb AND sl AS INTEGER)) AS c_obl,
-        sum(CASE WHEN sb AND sl THEN yb ELSE 0 END) AS p_obl,
-        sum(CAST(sm AS INTEGER)) AS c_om, sum(CASE WHEN sm THEN yb ELSE 0 END) AS p_om,
-        sum(CAST(sb AND sm AS INTEGER)) AS c_obm,
-        sum(CASE WHEN sb AND sm THEN yb ELSE 0 END) AS p_obm,
-        sum(CAST(su AS INTEGER)) AS c_ou, sum(CASE WHEN su THEN yb ELSE 0 END) AS p_ou,
-        sum(CAST(sb AND su AS INTEGER)) AS c_obu,
-        sum(CASE WHEN sb AND su THEN yb ELSE 0 END) AS p_obu
-    FROM pairs
-    GROUP BY rid, idx
-),
-corr AS (
-    -- per relation R: yp_R = Σ y·p, cp_R = Σ (c·y + p), c_R = Σ c, k_R = #{c > 0}
+linear AS (
+    -- per relation R, over the pairs of a group (b before a):
+    --   Σ_i y·p = Σ_pairs ya·yb,  Σ_i (c·y + p) = Σ_pairs (ya + yb),  Σ_i c = #pairs
     SELECT
         seats, vc, oc, bc, dbl, mil, lineup, seat,
-        sum(y * p_o) AS yp_o, sum(c_o * y + p_o) AS cp_o, sum(c_o) AS c_o,
-        count(*) FILTER (WHERE c_o > 0) AS k_o,
-        sum(y * p_ob) AS yp_ob, sum(c_ob * y + p_ob) AS cp_ob, sum(c_ob) AS c_ob,
-        count(*) FILTER (WHERE c_ob > 0) AS k_ob,
-        sum(y * p_od) AS yp_od, sum(c_od * y + p_od) AS cp_od, sum(c_od) AS c_od,
-        count(*) FILTER (WHERE c_od > 0) AS k_od,
-        sum(y * p_obd) AS yp_obd, sum(c_obd * y + p_obd) AS cp_obd, sum(c_obd) AS c_obd,
-        count(*) FILTER (WHERE c_obd > 0) AS k_obd,
-        sum(y * p_ol) AS yp_ol, sum(c_ol * y + p_ol) AS cp_ol, sum(c_ol) AS c_ol,
-        count(*) FILTER (WHERE c_ol > 0) AS k_ol,
-        sum(y * p_obl) AS yp_obl, sum(c_obl * y + p_obl) AS cp_obl, sum(c_obl) AS c_obl,
-        count(*) FILTER (WHERE c_obl > 0) AS k_obl,
-        sum(y * p_om) AS yp_om, sum(c_om * y + p_om) AS cp_om, sum(c_om) AS c_om,
-        count(*) FILTER (WHERE c_om > 0) AS k_om,
-        sum(y * p_obm) AS yp_obm, sum(c_obm * y + p_obm) AS cp_obm, sum(c_obm) AS c_obm,
-        count(*) FILTER (WHERE c_obm > 0) AS k_obm,
-        sum(y * p_ou) AS yp_ou, sum(c_ou * y + p_ou) AS cp_ou, sum(c_ou) AS c_ou,
-        count(*) FILTER (WHERE c_ou > 0) AS k_ou,
-        sum(y * p_obu) AS yp_obu, sum(c_obu * y + p_obu) AS cp_obu, sum(c_obu) AS c_obu,
-        count(*) FILTER (WHERE c_obu > 0) AS k_obu
-    FROM earlier
+        sum(CASE WHEN mask & 1 <> 0 THEN ya * yb ELSE 0 END) AS yp_o,
+        sum(CASE WHEN mask & 1 <> 0 THEN ya + yb ELSE 0 END) AS cp_o,
+        sum(CASE WHEN mask & 1 <> 0 THEN 1 ELSE 0 END) AS c_o,
+        sum(CASE WHEN mask & 2 <> 0 THEN ya * yb ELSE 0 END) AS yp_ob,
+        sum(CASE WHEN mask & 2 <> 0 THEN ya + yb ELSE 0 END) AS cp_ob,
+        sum(CASE WHEN mask & 2 <> 0 THEN 1 ELSE 0 END) AS c_ob,
+        sum(CASE WHEN mask & 4 <> 0 THEN ya * yb ELSE 0 END) AS yp_od,
+        sum(CASE WHEN mask & 4 <> 0 THEN ya + yb ELSE 0 END) AS cp_od,
+        sum(CASE WHEN mask & 4 <> 0 THEN 1 ELSE 0 END) AS c_od,
+        sum(CASE WHEN mask & 8 <> 0 THEN ya * yb ELSE 0 END) AS yp_obd,
+        sum(CASE WHEN mask & 8 <> 0 THEN ya + yb ELSE 0 END) AS cp_obd,
+        sum(CASE WHEN mask & 8 <> 0 THEN 1 ELSE 0 END) AS c_obd,
+        sum(CASE WHEN mask & 16 <> 0 THEN ya * yb ELSE 0 END) AS yp_ol,
+        sum(CASE WHEN mask & 16 <> 0 THEN ya + yb ELSE 0 END) AS cp_ol,
+        sum(CASE WHEN mask & 16 <> 0 THEN 1 ELSE 0 END) AS c_ol,
+        sum(CASE WHEN mask & 32 <> 0 THEN ya * yb ELSE 0 END) AS yp_obl,
+        sum(CASE WHEN mask & 32 <> 0 THEN ya + yb ELSE 0 END) AS cp_obl,
+        sum(CASE WHEN mask & 32 <> 0 THEN 1 ELSE 0 END) AS c_obl,
+        sum(CASE WHEN mask & 64 <> 0 THEN ya * yb ELSE 0 END) AS yp_om,
+        sum(CASE WHEN mask & 64 <> 0 THEN ya + yb ELSE 0 END) AS cp_om,
+        sum(CASE WHEN mask & 64 <> 0 THEN 1 ELSE 0 END) AS c_om,
+        sum(CASE WHEN mask & 128 <> 0 THEN ya * yb ELSE 0 END) AS yp_obm,
+        sum(CASE WHEN mask & 128 <> 0 THEN ya + yb ELSE 0 END) AS cp_obm,
+        sum(CASE WHEN mask & 128 <> 0 THEN 1 ELSE 0 END) AS c_obm,
+        sum(CASE WHEN mask & 256 <> 0 THEN ya * yb ELSE 0 END) AS yp_ou,
+        sum(CASE WHEN mask & 256 <> 0 THEN ya + yb ELSE 0 END) AS cp_ou,
+        sum(CASE WHEN mask & 256 <> 0 THEN 1 ELSE 0 END) AS c_ou,
+        sum(CASE WHEN mask & 512 <> 0 THEN ya * yb ELSE 0 END) AS yp_obu,
+        sum(CASE WHEN mask & 512 <> 0 THEN ya + yb ELSE 0 END) AS cp_obu,
+        sum(CASE WHEN mask & 512 <> 0 THEN 1 ELSE 0 END) AS c_obu
+    FROM pairs
     GROUP BY ALL
+),
+later AS (
+    -- per decision with an earlier one of its round and outcome: under which relations
+    SELECT seats, vc, oc, bc, dbl, mil, lineup, seat, bit_or(mask) AS m
+    FROM pairs
+    GROUP BY rid, idx, seats, vc, oc, bc, dbl, mil, lineup, seat
+),
+counted AS (
+    -- per relation R: k_R = #{i : c_R(i) > 0}, so that G = n - k
+    SELECT
+        seats, vc, oc, bc, dbl, mil, lineup, seat,
+        count(*) FILTER (WHERE m & 1 <> 0) AS k_o,
+        count(*) FILTER (WHERE m & 2 <> 0) AS k_ob,
+        count(*) FILTER (WHERE m & 4 <> 0) AS k_od,
+        count(*) FILTER (WHERE m & 8 <> 0) AS k_obd,
+        count(*) FILTER (WHERE m & 16 <> 0) AS k_ol,
+        count(*) FILTER (WHERE m & 32 <> 0) AS k_obl,
+        count(*) FILTER (WHERE m & 64 <> 0) AS k_om,
+        count(*) FILTER (WHERE m & 128 <> 0) AS k_obm,
+        count(*) FILTER (WHERE m & 256 <> 0) AS k_ou,
+        count(*) FILTER (WHERE m & 512 <> 0) AS k_obu
+    FROM later
+    GROUP BY ALL
+),
+corr AS (
+    SELECT * FROM linear JOIN counted USING (seats, vc, oc, bc, dbl, mil, lineup, seat)
 ),
 fine AS (
     SELECT
