@@ -100,9 +100,7 @@ def _make_filters(
         if not all(names):
             raise Misuse(f"--bots {bots!r}: name players separated by commas, like greedy,random")
     sources = tuple(
-        s
-        for s, on in (("simulated", simulated), ("served", served), ("imported", imported))
-        if on
+        s for s, on in (("simulated", simulated), ("served", served), ("imported", imported)) if on
     )
     return Filters(seats, variant, names, sources or None, run)
 
@@ -145,9 +143,7 @@ def _plot(path: str, draw: Callable[[str], None]) -> None:
     except ModuleNotFoundError as e:
         if e.name != "matplotlib" and not (e.name or "").startswith("matplotlib."):
             raise
-        raise Misuse(
-            "--plot needs matplotlib: pip install 'american-sniff[plot]'"
-        ) from None
+        raise Misuse("--plot needs matplotlib: pip install 'american-sniff[plot]'") from None
     except OSError as e:
         raise Misuse(f"cannot write {path}: {e.strerror or e}") from None
 
@@ -324,3 +320,81 @@ def facts_cmd(
         f"wrote {counts['match_facts']} matches, {counts['round_facts']} rounds, "
         f"{counts['sniff_decisions']} Sniff decisions to {out_dir}"
     )
+
+
+SUMMARY_TITLES = {
+    "match_win_rate": "Matches won (finished matches; a draw at the round limit is not a win)",
+    "round_win_rate": "Rounds won (complete rounds: the side's net result strictly highest)",
+    "points_per_placement": "Points per placement",
+    "scoring_share": "Share of placements that score",
+    "points_per_round": "Points scored by the seat's own placements, per complete round",
+    "deductions_per_round": "Deductions suffered by the seat's hand, per complete round",
+    "domino_rate": "Rounds the seat dominoed",
+    "blocked_rate": "Rounds that blocked",
+    "rounds_per_match": "Rounds per finished match",
+    "leader_round_win_rate": "The round leader's advantage: rounds won by the leader's side",
+    "first_mover_match_win_rate": "First-mover advantage: matches won by round 0's leader's side",
+}
+
+
+@stats.command("summary")
+@_inputs
+@_filters
+def summary_cmd(
+    db_path: str,
+    records: str | None,
+    facts_dir: str | None,
+    seats: int | None,
+    variant: str | None,
+    bots: str | None,
+    simulated: bool,
+    served: bool,
+    imported: bool,
+    run: str | None,
+    fmt: str,
+    plot: str | None,
+) -> None:
+    """Who wins and how points are made and lost: per seat, per bot and overall.
+
+    Proportions carry a 95% Wilson interval, per-seat means a 95% Student t
+    interval over rounds (or matches); see docs/statistics.md.
+
+    Example: sniff stats summary --records m.jsonl --seats 2 --plot summary.png
+    """
+    from analysis.stats import summary
+
+    filters = _make_filters(seats, variant, bots, simulated, served, imported, run)
+    with _store(db_path, records, facts_dir) as store:
+        try:
+            result = summary.summary(store, filters)
+        except StatsError as e:
+            raise Misuse(str(e)) from None
+    if plot is not None:
+        from analysis.stats.plot import plot_summary
+
+        _plot(plot, lambda path: plot_summary(result.rows, path, filters.describe()))
+    if fmt != "table":
+        _write_long(result.rows, summary.COLUMNS, fmt)
+        return
+    click.echo(_selection_line(result.selection))
+    for statistic in summary.STATISTICS:
+        rows = [r for r in result.rows if r["statistic"] == statistic]
+        if not rows:
+            continue
+        click.echo(f"\n{SUMMARY_TITLES[statistic]}")
+        digits = 4 if statistic.endswith(("rate", "share")) else 2
+        cells = [
+            [
+                r["seats"],
+                r["by"],
+                r["level"],
+                str(r["n"]),
+                _number(r["value"], digits),
+                _number(r["ci_low"], digits),
+                _number(r["ci_high"], digits),
+                r["interval"],
+            ]
+            for r in rows
+        ]
+        headers = ["seats", "by", "level", "n", "value", "ci_low", "ci_high", "interval"]
+        click.echo(render_table(headers, cells, {3, 4, 5, 6}))

@@ -72,9 +72,7 @@ def plot_summary(rows: Sequence[dict[str, Any]], path: str, subtitle: str) -> No
         for s in SEAT_PANELS
         if any(r["statistic"] == "match_win_rate" and r["seats"] == s for r in rows)
     ]
-    fig, axes = plt.subplots(
-        2, len(panels), figsize=(3.8 * len(panels) + 1, 7.2), squeeze=False
-    )
+    fig, axes = plt.subplots(2, len(panels), figsize=(3.8 * len(panels) + 1, 7.2), squeeze=False)
     for col, seats in enumerate(panels):
         wins = [
             r
