@@ -19,7 +19,7 @@ select the matches, run the timing and holding aggregates, compute the
 Student-t intervals, and build the long-form rows.
 
     .venv/bin/python scripts/bench_stats.py            # 100k and 1M (first run plays 100k: minutes)
-    .venv/bin/python scripts/bench_stats.py --quick    # 2,000 matches, smoke run (seconds)
+    .venv/bin/python scripts/bench_stats.py --quick    # 300 matches, smoke run (seconds)
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def make_base(directory: Path, matches: int, workers: int) -> None:
     done = directory / "DONE"
     if done.exists() and done.read_text() == str(matches):
         return
-    chunk = 1_000
+    chunk = min(1_000, max(1, matches // (2 * workers)))
     jobs = [(s, min(s + chunk, matches), str(directory)) for s in range(0, matches, chunk)]
     t0 = time.perf_counter()
     played = 0
@@ -121,7 +121,7 @@ def time_tables(directory: Path, runs: int) -> tuple[list[float], int, int, int,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="2,000 matches, one run")
+    parser.add_argument("--quick", action="store_true", help="300 matches, one run")
     parser.add_argument("--base", type=int, default=100_000, help="real matches played")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
@@ -129,7 +129,7 @@ def main() -> None:
         "--cache", type=Path, default=ROOT / ".bench" / "stats", help="where facts are cached"
     )
     args = parser.parse_args()
-    base_n = 2_000 if args.quick else args.base
+    base_n = 300 if args.quick else args.base
     runs = 1 if args.quick else args.runs
     sizes = [1] if args.quick else [1, 10]
     base = args.cache / f"base-{base_n}"

@@ -62,3 +62,8 @@ def test_bench_service_quick_prints_its_figures() -> None:
     assert re.search(r"OK\s+log on disk: action events in DuckDB == acknowledged applies", out)
     assert "OK   log on disk: server exits 0 after SIGTERM" in out, out
     assert "FAIL" not in out, out
+
+
+def test_bench_stats_quick_prints_its_figures(tmp_path: Path) -> None:
+    out = run_script("bench_stats.py", "--quick", "--cache", str(tmp_path), timeout=300)
+    assert re.search(r"^\s+300\s+[\d,]+\s+[\d,]+\s+\d+\s+\d+\.\d+ \(", out, re.MULTILINE), out
