@@ -26,8 +26,10 @@ from service.engine.facts import (
 from tests.test_rules_play import make_deal, run
 
 
-def decision(round_: int, seat: int, index: int, double: int, outcome: str, leader: bool):
-    return SniffDecision(round_, seat, index, double, outcome, leader)
+def decision(
+    round_: int, seat: int, index: int, double: int, outcome: str, leader: bool, value: float
+) -> SniffDecision:
+    return SniffDecision(round_, seat, index, double, outcome, leader, value)
 
 
 # -- a 2-seat American match: round 0 complete, round 1 cut by the match win --------------
@@ -83,8 +85,8 @@ def test_sniff_made_by_the_other_seat_after_a_held_lead() -> None:
     # Seat 0 leads 1-4 holding 3-3: a decision (lead bucket), double 3; seat 1 makes the
     # Sniff 1-1 at placement 1, choosing it over 1-2: a decision, played.
     assert r.decisions == (
-        decision(0, 0, 0, 3, "held_other", True),
-        decision(0, 1, 1, 1, "played", False),
+        decision(0, 0, 0, 3, "held_other", True, 20 - -10),
+        decision(0, 1, 1, 1, "played", False, -10 - 20),
     )
     assert (r.leader, r.maker, r.sniff_index, r.double, r.orientation) == (0, 1, 1, 1, None)
     # 1-2 covers the Sniff's line_b at placement 3: two placements after the Sniff's own.
@@ -94,6 +96,7 @@ def test_sniff_made_by_the_other_seat_after_a_held_lead() -> None:
     assert r.points == (20, 5)
     assert r.deductions == (0, 15)
     assert r.net == (20, -10)
+    assert r.value == -30  # for the maker's side
     assert (r.ending, r.finisher) == ("domino", 0)
     # Scoring placements while the Sniff counted: 5-6 (seat 0), 0-3 (seat 0), 0-0 (seat 1,
     # the maker); each time both branches of 1-1 are open: 1 + 1 = 2.
@@ -132,10 +135,10 @@ def test_a_just_drawn_double_is_forced_not_a_decision() -> None:
     # 6 could place no double. Seat 0 then cannot place, draws 0-0 and must place it: the
     # Sniff at placement 7, forced, so no decision there.
     assert r.decisions == (
-        decision(0, 1, 0, 6, "held_other", True),
-        decision(0, 1, 2, 6, "held_other", True),
-        decision(0, 0, 3, 1, "held_self", False),
-        decision(0, 0, 5, 3, "held_self", False),
+        decision(0, 1, 0, 6, "held_other", True, 10),
+        decision(0, 1, 2, 6, "held_other", True, 10),
+        decision(0, 0, 3, 1, "held_self", False, -10),
+        decision(0, 0, 5, 3, "held_self", False, -10),
     )
     assert (r.maker, r.sniff_index, r.double, r.covered_after) == (0, 7, 0, 1)
     # 4-5 scores 5 while the 0-0's open branches count 0 + 0.
@@ -175,12 +178,13 @@ def test_round_without_a_sniff_has_only_held_never_decisions() -> None:
     r = match_facts(no_sniff_match()).rounds[0]
     # Only once could a double be placed: seat 1 at placement 1, 1-1 on the lead's 1 beside
     # 1-3, 1-5, 1-6 and 0-5. Seat 0 held no double at all.
-    assert r.decisions == (decision(0, 1, 1, 1, "held_never", False),)
+    assert r.decisions == (decision(0, 1, 1, 1, "held_never", False, 5),)
     assert not r.sniff
     assert (r.maker, r.sniff_index, r.double, r.orientation, r.covered_after) == (None,) * 5
     assert (r.sniff_points, r.sniff_points_maker_side, r.sniff_points_others) == (0, 0, 0)
     # Seat 1 keeps 1-1 (2 pips round to 0).
     assert (r.points, r.deductions, r.net) == ((0, 5), (0, 0), (0, 5))
+    assert r.value == -5  # without a Sniff: for the leader's side
 
 
 def test_a_round_ended_at_the_round_limit_is_complete() -> None:
@@ -218,7 +222,7 @@ def test_led_sniff_counts_its_two_halves_then_its_open_branches() -> None:
         """,
     )
     r = match_facts(match).rounds[0]
-    assert r.decisions == (decision(0, 0, 0, 2, "played", True),)
+    assert r.decisions == (decision(0, 0, 0, 2, "played", True, 30 - 35),)
     assert (r.maker, r.sniff_index, r.double, r.covered_after) == (0, 0, 2, 2)
     # Seven scoring placements; the 2-2 counts 4 in each: 2·2 at placement 1 (one line side
     # covered), then 2 + 2 for its open branches. Seat 0 scored at 2, 10, 12.
@@ -271,8 +275,8 @@ def test_partnership_round_nets_by_side_and_a_partner_made_sniff() -> None:
     # 3 could place 0-0 or 6-6 (highest 6) beside 4-6. Seat 0's 2-2 at 6 was its only
     # placeable tile: forced, no decision.
     assert r.decisions == (
-        decision(0, 2, 0, 3, "held_partner", True),
-        decision(0, 1, 3, 6, "held_other", False),
+        decision(0, 2, 0, 3, "held_partner", True, 0 - 20),
+        decision(0, 1, 3, 6, "held_other", False, 20 - 0),
     )
     assert (r.leader, r.maker, r.sniff_index, r.double, r.covered_after) == (2, 0, 6, 2, 1)
     # Seat 0 scores 10 with both branches open (2 + 2); seat 1 scores 15 with one (2).
@@ -281,6 +285,7 @@ def test_partnership_round_nets_by_side_and_a_partner_made_sniff() -> None:
     assert r.points == (10, 15, 0, 10)
     assert r.deductions == (10, 0, 0, 5)
     assert r.net == (0, 20, 0, 20)
+    assert r.value == -20
 
 
 # -- variants with a choice of orientation -------------------------------------------------
@@ -309,9 +314,9 @@ def test_berndt_inline_sniff_records_its_orientation_and_counts_d_per_open_line_
     )
     r = match_facts(match).rounds[0]
     assert r.decisions == (
-        decision(0, 1, 1, 3, "held_self", False),
-        decision(0, 1, 3, 0, "held_self", False),
-        decision(0, 1, 5, 5, "played", False),
+        decision(0, 1, 1, 3, "held_self", False, 15),
+        decision(0, 1, 3, 0, "held_self", False, 15),
+        decision(0, 1, 5, 5, "played", False, 15),
     )
     assert (r.maker, r.sniff_index, r.double, r.orientation, r.covered_after) == (
         1,
@@ -349,10 +354,10 @@ def test_british_cross_sniff_records_cross() -> None:
     )
     r = match_facts(match).rounds[0]
     assert r.decisions == (
-        decision(0, 0, 0, 3, "held_self", True),
-        decision(0, 0, 2, 1, "held_self", True),
-        decision(0, 1, 3, 2, "held_other", False),
-        decision(0, 0, 4, 1, "played", True),
+        decision(0, 0, 0, 3, "held_self", True, 0),
+        decision(0, 0, 2, 1, "held_self", True, 0),
+        decision(0, 1, 3, 2, "held_other", False, 0),
+        decision(0, 0, 4, 1, "played", True, 0),
     )
     assert (r.maker, r.sniff_index, r.double, r.orientation, r.covered_after) == (
         0,

@@ -316,6 +316,7 @@ def synthetic_store(experiments: int, rounds: int, seed: int) -> FactsStore:
                 sniff_index=held * 2,
                 double=6,
                 net=[x, 0],
+                value=x,
                 sniff_points=0,
                 sniff_points_maker_side=0,
                 sniff_points_others=0,
@@ -337,7 +338,7 @@ def synthetic_store(experiments: int, rounds: int, seed: int) -> FactsStore:
                         6,
                         "played" if k == held else "held_self",
                         True,
-                        [x, 0],
+                        x,
                     ),
                     strict=True,
                 ):
@@ -385,7 +386,7 @@ def test_interval_of_a_tiny_hand_set() -> None:
     for r, x in enumerate((1, 2, 6)):
         for table in ("round_facts", "sniff_decisions"):
             store.con.execute(
-                f"UPDATE {table} SET net = [$x, 0] WHERE round = $r", {"x": x, "r": r}
+                f"UPDATE {table} SET value = $x WHERE round = $r", {"x": x, "r": r}
             ).fetchall()
     lead = cells(sniff_timing(store, Filters()).rows)["timing", "2", "all", "all", "lead"]
     half = 4.302652729749464 * math.sqrt(7 / 3)

@@ -1,7 +1,9 @@
 -- The facts tables of the Sniff-timing statistics (STATS.md), one row per match, per round
 -- and per Sniff decision, as `service.engine.facts.facts_rows` makes them. Computed once by
 -- the engine when a match is replayed; every statistic is SQL over these typed columns.
--- Per-seat lists are indexed by seat (seat s is element s + 1 in SQL).
+-- Per-seat lists are indexed by seat (seat s is element s + 1 in SQL). The value of a round
+-- for a side (STATS.md, Words) is stored as a number with each round and decision: reading
+-- lists in bulk costs DuckDB several times more than a scalar column.
 
 CREATE TABLE IF NOT EXISTS match_facts (
     match_id          VARCHAR   NOT NULL PRIMARY KEY,
@@ -35,6 +37,9 @@ CREATE TABLE IF NOT EXISTS round_facts (
     orientation             VARCHAR,              -- cross | inline where the variant has a choice
     covered_after           SMALLINT,             -- placements after the Sniff's until both lines held
     net                     INTEGER[],            -- per seat: its side's round net result
+    value                   DOUBLE,               -- value of the round for the maker's side
+                                                  -- (the leader's without a Sniff): its net
+                                                  -- minus the other sides' mean net
     sniff_points            INTEGER    NOT NULL,
     sniff_points_maker_side INTEGER    NOT NULL,
     sniff_points_others     INTEGER    NOT NULL,
@@ -58,6 +63,6 @@ CREATE TABLE IF NOT EXISTS sniff_decisions (
     outcome         VARCHAR  NOT NULL CHECK (outcome IN (
                         'played', 'held_self', 'held_partner', 'held_other', 'held_never')),
     mover_is_leader BOOLEAN  NOT NULL,
-    net             INTEGER[] NOT NULL,           -- the round's `net`, copied: no join needed
+    value           DOUBLE   NOT NULL,            -- value of the round for the mover's side
     PRIMARY KEY (match_id, round, placement_index)
 );

@@ -2,9 +2,8 @@
 -- (facts.sql). Python only adds each cell's t quantile and bounds (timing.py).
 
 -- name: macros
--- STATS.md, Words: the timing bucket of a placement index (NULL: no Sniff), and the value of
--- a round for a seat's side: its net minus the mean net of the other sides. `net` holds each
--- seat's side's net, so with 4 seats the two sides are half its sum.
+-- STATS.md, Words: the timing bucket of a placement index (NULL: no Sniff). The value of a
+-- round for a side comes with the facts (`value`: service/engine/facts.py side_value).
 CREATE OR REPLACE TEMP MACRO timing_bucket(t) AS
     CASE
         WHEN t IS NULL THEN 'none'
@@ -15,10 +14,6 @@ CREATE OR REPLACE TEMP MACRO timing_bucket(t) AS
         WHEN t <= 7 THEN '5-7'
         ELSE '8+'
     END;
-CREATE OR REPLACE TEMP MACRO side_value(net, seats, seat) AS
-    net[seat + 1]
-    - ((CASE WHEN seats = 4 THEN list_sum(net) / 2 ELSE list_sum(net) END) - net[seat + 1])
-      / (CASE WHEN seats = 3 THEN 2 ELSE 1 END);
 -- The same as small integers, for grouping and joining many rows: bucket 0 (lead) … 6 (none),
 -- outcome 0 (played) … 4 (held_never), in report order; and back to their names.
 CREATE OR REPLACE TEMP MACRO bucket_code(t) AS
@@ -122,7 +117,7 @@ WITH fine AS (
         sum(r.v)                        AS sy,
         sum(r.v * r.v)                  AS syy
     FROM (
-        SELECT *, side_value(net, seats, coalesce(maker, leader)) AS v
+        SELECT *, value AS v
         FROM round_facts
         WHERE complete
     ) AS r
@@ -191,7 +186,7 @@ WITH dec AS NOT MATERIALIZED (
         bucket_code(d.placement_index)          AS bc,
         d."double"                              AS dbl,
         d.mover_is_leader                       AS mil,
-        side_value(d.net, d.seats, d.seat)      AS y
+        d.value                                 AS y
     FROM sniff_decisions AS d
     JOIN sel AS s USING (match_id)
 ),

@@ -52,6 +52,8 @@ class SniffDecision:
     double: int
     outcome: str
     mover_is_leader: bool
+    value: float
+    """The value of the round for the mover's side (`side_value`)."""
 
     @property
     def played(self) -> bool:
@@ -77,6 +79,8 @@ class RoundFacts:
     """`cross` or `inline` where the variant lets the player choose, else None."""
     covered_after: int | None
     net: tuple[int, ...] | None
+    value: float | None
+    """The value of the round for the maker's side, or the leader's without a Sniff."""
     sniff_points: int
     sniff_points_maker_side: int
     sniff_points_others: int
@@ -111,6 +115,16 @@ class MatchFacts:
     @property
     def incomplete_rounds(self) -> int:
         return sum(1 for r in self.rounds if not r.complete)
+
+
+def side_value(net: Sequence[int], seat: Seat) -> float:
+    """The value of a round for `seat`'s side (STATS.md, Words): its side's net result minus
+    the mean net result of the other sides. `net` holds each seat's side's net result."""
+    seats = len(net)
+    if seats == 4:
+        return net[seat] - net[(seat + 1) % 4]
+    others = sum(net) - net[seat]
+    return net[seat] - others / (seats - 1)
 
 
 class RoundRecorder:
@@ -231,6 +245,7 @@ class RoundRecorder:
                     double,
                     self._outcome(seat, index),
                     seat == self.leader,
+                    side_value(net, seat),
                 )
                 for seat, index, double in self._pending
             )
@@ -244,6 +259,9 @@ class RoundRecorder:
             orientation=self.orientation,
             covered_after=self.covered_after,
             net=net,
+            value=None
+            if net is None
+            else side_value(net, self.leader if self.maker is None else self.maker),
             sniff_points=self.sniff_points,
             sniff_points_maker_side=self.sniff_points_maker_side,
             sniff_points_others=self.sniff_points - self.sniff_points_maker_side,
@@ -337,6 +355,7 @@ ROUND_COLUMNS: Final = (
     "orientation",
     "covered_after",
     "net",
+    "value",
     "sniff_points",
     "sniff_points_maker_side",
     "sniff_points_others",
@@ -356,7 +375,7 @@ DECISION_COLUMNS: Final = (
     "double",
     "outcome",
     "mover_is_leader",
-    "net",
+    "value",
 )
 
 Columns = dict[str, list[Any]]
@@ -395,6 +414,7 @@ def facts_rows(
     if players is not None and len(players) != match.seats:
         raise ValueError(f"{len(players)} players for {match.seats} seats")
     facts = match_facts(match)
+    value: Any
     if out is None:
         out = FactsRows(
             empty_columns(MATCH_COLUMNS),
@@ -436,6 +456,7 @@ def facts_rows(
             ("orientation", rf.orientation),
             ("covered_after", rf.covered_after),
             ("net", None if rf.net is None else list(rf.net)),
+            ("value", rf.value),
             ("sniff_points", rf.sniff_points),
             ("sniff_points_maker_side", rf.sniff_points_maker_side),
             ("sniff_points_others", rf.sniff_points_others),
@@ -457,8 +478,7 @@ def facts_rows(
                 ("double", dec.double),
                 ("outcome", dec.outcome),
                 ("mover_is_leader", dec.mover_is_leader),
-                # The round's nets again, so a decision's value needs no join with its round.
-                ("net", None if rf.net is None else list(rf.net)),
+                ("value", dec.value),
             ):
                 d[name].append(value)
     return out
@@ -484,4 +504,5 @@ __all__ = [
     "empty_columns",
     "facts_rows",
     "match_facts",
+    "side_value",
 ]
