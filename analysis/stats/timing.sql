@@ -197,10 +197,11 @@ base AS (
     GROUP BY ALL
 ),
 held AS MATERIALIZED (
-    -- a `played` decision is its round's only one: only held decisions can share a group
-    SELECT * FROM dec WHERE oc > 0
+    -- a `played` decision is its round's only one: only held decisions can share a group.
+    -- `grp` is one integer for (round, outcome), the join key of the pairs.
+    SELECT *, rid * 8 + oc AS grp FROM dec WHERE oc > 0
 ),
-pairs AS MATERIALIZED (
+pairs AS (
     -- each held decision (a) with each earlier one of its round and outcome (b); `mask` has
     -- bit R set when they fall in one group under relation R (same outcome, and: o nothing
     -- more, ob bucket, od double, obd both, ol mover_is_leader, obl +bucket, om mover_bot,
@@ -219,53 +220,71 @@ pairs AS MATERIALIZED (
         + CASE WHEN coalesce(sp.same_matchup, false) THEN 256 ELSE 0 END
         + CASE WHEN a.bc = b.bc AND coalesce(sp.same_matchup, false) THEN 512 ELSE 0 END AS mask
     FROM held AS a
-    JOIN held AS b ON b.rid = a.rid AND b.oc = a.oc AND b.idx < a.idx
+    JOIN held AS b ON b.grp = a.grp AND b.idx < a.idx
     LEFT JOIN seat_pairs AS sp
         ON sp.lineup = a.lineup AND sp.seat_a = a.seat AND sp.seat_b = b.seat
+),
+pair_sums AS (
+    -- one pass over the pairs, two groupings: per later decision (rid, idx), under which
+    -- relations it has an earlier partner (bit_or); and per fine key and mask, the pair
+    -- sums Σ ya·yb, Σ (ya + yb) and the count
+    SELECT
+        grouping(rid) AS per_key,
+        rid, idx, seats, vc, oc, bc, dbl, mil, lineup, seat, mask,
+        bit_or(mask) AS m,
+        sum(ya * yb) AS s_yy,
+        sum(ya + yb) AS s_y,
+        count(*) AS cnt
+    FROM pairs
+    GROUP BY GROUPING SETS (
+        (rid, idx, seats, vc, oc, bc, dbl, mil, lineup, seat),
+        (seats, vc, oc, bc, dbl, mil, lineup, seat, mask)
+    )
 ),
 linear AS (
     -- per relation R, over the pairs of a group (b before a):
     --   Σ_i y·p = Σ_pairs ya·yb,  Σ_i (c·y + p) = Σ_pairs (ya + yb),  Σ_i c = #pairs
     SELECT
         seats, vc, oc, bc, dbl, mil, lineup, seat,
-        sum(CASE WHEN mask & 1 <> 0 THEN ya * yb ELSE 0 END) AS yp_o,
-        sum(CASE WHEN mask & 1 <> 0 THEN ya + yb ELSE 0 END) AS cp_o,
-        sum(CASE WHEN mask & 1 <> 0 THEN 1 ELSE 0 END) AS c_o,
-        sum(CASE WHEN mask & 2 <> 0 THEN ya * yb ELSE 0 END) AS yp_ob,
-        sum(CASE WHEN mask & 2 <> 0 THEN ya + yb ELSE 0 END) AS cp_ob,
-        sum(CASE WHEN mask & 2 <> 0 THEN 1 ELSE 0 END) AS c_ob,
-        sum(CASE WHEN mask & 4 <> 0 THEN ya * yb ELSE 0 END) AS yp_od,
-        sum(CASE WHEN mask & 4 <> 0 THEN ya + yb ELSE 0 END) AS cp_od,
-        sum(CASE WHEN mask & 4 <> 0 THEN 1 ELSE 0 END) AS c_od,
-        sum(CASE WHEN mask & 8 <> 0 THEN ya * yb ELSE 0 END) AS yp_obd,
-        sum(CASE WHEN mask & 8 <> 0 THEN ya + yb ELSE 0 END) AS cp_obd,
-        sum(CASE WHEN mask & 8 <> 0 THEN 1 ELSE 0 END) AS c_obd,
-        sum(CASE WHEN mask & 16 <> 0 THEN ya * yb ELSE 0 END) AS yp_ol,
-        sum(CASE WHEN mask & 16 <> 0 THEN ya + yb ELSE 0 END) AS cp_ol,
-        sum(CASE WHEN mask & 16 <> 0 THEN 1 ELSE 0 END) AS c_ol,
-        sum(CASE WHEN mask & 32 <> 0 THEN ya * yb ELSE 0 END) AS yp_obl,
-        sum(CASE WHEN mask & 32 <> 0 THEN ya + yb ELSE 0 END) AS cp_obl,
-        sum(CASE WHEN mask & 32 <> 0 THEN 1 ELSE 0 END) AS c_obl,
-        sum(CASE WHEN mask & 64 <> 0 THEN ya * yb ELSE 0 END) AS yp_om,
-        sum(CASE WHEN mask & 64 <> 0 THEN ya + yb ELSE 0 END) AS cp_om,
-        sum(CASE WHEN mask & 64 <> 0 THEN 1 ELSE 0 END) AS c_om,
-        sum(CASE WHEN mask & 128 <> 0 THEN ya * yb ELSE 0 END) AS yp_obm,
-        sum(CASE WHEN mask & 128 <> 0 THEN ya + yb ELSE 0 END) AS cp_obm,
-        sum(CASE WHEN mask & 128 <> 0 THEN 1 ELSE 0 END) AS c_obm,
-        sum(CASE WHEN mask & 256 <> 0 THEN ya * yb ELSE 0 END) AS yp_ou,
-        sum(CASE WHEN mask & 256 <> 0 THEN ya + yb ELSE 0 END) AS cp_ou,
-        sum(CASE WHEN mask & 256 <> 0 THEN 1 ELSE 0 END) AS c_ou,
-        sum(CASE WHEN mask & 512 <> 0 THEN ya * yb ELSE 0 END) AS yp_obu,
-        sum(CASE WHEN mask & 512 <> 0 THEN ya + yb ELSE 0 END) AS cp_obu,
-        sum(CASE WHEN mask & 512 <> 0 THEN 1 ELSE 0 END) AS c_obu
-    FROM pairs
+        sum(CASE WHEN mask & 1 <> 0 THEN s_yy ELSE 0 END) AS yp_o,
+        sum(CASE WHEN mask & 1 <> 0 THEN s_y ELSE 0 END) AS cp_o,
+        sum(CASE WHEN mask & 1 <> 0 THEN cnt ELSE 0 END) AS c_o,
+        sum(CASE WHEN mask & 2 <> 0 THEN s_yy ELSE 0 END) AS yp_ob,
+        sum(CASE WHEN mask & 2 <> 0 THEN s_y ELSE 0 END) AS cp_ob,
+        sum(CASE WHEN mask & 2 <> 0 THEN cnt ELSE 0 END) AS c_ob,
+        sum(CASE WHEN mask & 4 <> 0 THEN s_yy ELSE 0 END) AS yp_od,
+        sum(CASE WHEN mask & 4 <> 0 THEN s_y ELSE 0 END) AS cp_od,
+        sum(CASE WHEN mask & 4 <> 0 THEN cnt ELSE 0 END) AS c_od,
+        sum(CASE WHEN mask & 8 <> 0 THEN s_yy ELSE 0 END) AS yp_obd,
+        sum(CASE WHEN mask & 8 <> 0 THEN s_y ELSE 0 END) AS cp_obd,
+        sum(CASE WHEN mask & 8 <> 0 THEN cnt ELSE 0 END) AS c_obd,
+        sum(CASE WHEN mask & 16 <> 0 THEN s_yy ELSE 0 END) AS yp_ol,
+        sum(CASE WHEN mask & 16 <> 0 THEN s_y ELSE 0 END) AS cp_ol,
+        sum(CASE WHEN mask & 16 <> 0 THEN cnt ELSE 0 END) AS c_ol,
+        sum(CASE WHEN mask & 32 <> 0 THEN s_yy ELSE 0 END) AS yp_obl,
+        sum(CASE WHEN mask & 32 <> 0 THEN s_y ELSE 0 END) AS cp_obl,
+        sum(CASE WHEN mask & 32 <> 0 THEN cnt ELSE 0 END) AS c_obl,
+        sum(CASE WHEN mask & 64 <> 0 THEN s_yy ELSE 0 END) AS yp_om,
+        sum(CASE WHEN mask & 64 <> 0 THEN s_y ELSE 0 END) AS cp_om,
+        sum(CASE WHEN mask & 64 <> 0 THEN cnt ELSE 0 END) AS c_om,
+        sum(CASE WHEN mask & 128 <> 0 THEN s_yy ELSE 0 END) AS yp_obm,
+        sum(CASE WHEN mask & 128 <> 0 THEN s_y ELSE 0 END) AS cp_obm,
+        sum(CASE WHEN mask & 128 <> 0 THEN cnt ELSE 0 END) AS c_obm,
+        sum(CASE WHEN mask & 256 <> 0 THEN s_yy ELSE 0 END) AS yp_ou,
+        sum(CASE WHEN mask & 256 <> 0 THEN s_y ELSE 0 END) AS cp_ou,
+        sum(CASE WHEN mask & 256 <> 0 THEN cnt ELSE 0 END) AS c_ou,
+        sum(CASE WHEN mask & 512 <> 0 THEN s_yy ELSE 0 END) AS yp_obu,
+        sum(CASE WHEN mask & 512 <> 0 THEN s_y ELSE 0 END) AS cp_obu,
+        sum(CASE WHEN mask & 512 <> 0 THEN cnt ELSE 0 END) AS c_obu
+    FROM pair_sums
+    WHERE per_key = 1
     GROUP BY ALL
 ),
 later AS (
     -- per decision with an earlier one of its round and outcome: under which relations
-    SELECT seats, vc, oc, bc, dbl, mil, lineup, seat, bit_or(mask) AS m
-    FROM pairs
-    GROUP BY rid, idx, seats, vc, oc, bc, dbl, mil, lineup, seat
+    SELECT seats, vc, oc, bc, dbl, mil, lineup, seat, m
+    FROM pair_sums
+    WHERE per_key = 0
 ),
 counted AS (
     -- per relation R: k_R = #{i : c_R(i) > 0}, so that G = n - k
