@@ -27,9 +27,17 @@ from tests.test_rules_play import make_deal, run
 
 
 def decision(
-    round_: int, seat: int, index: int, double: int, outcome: str, leader: bool, value: float
+    round_: int,
+    seat: int,
+    index: int,
+    double: int,
+    outcome: str,
+    leader: bool,
+    value: float,
+    same: tuple[int, int] = (0, 0),
 ) -> SniffDecision:
-    return SniffDecision(round_, seat, index, double, outcome, leader, value)
+    """A decision; `same` counts the round's decisions with its outcome before and after it."""
+    return SniffDecision(round_, seat, index, double, outcome, leader, value, *same)
 
 
 # -- a 2-seat American match: round 0 complete, round 1 cut by the match win --------------
@@ -135,10 +143,10 @@ def test_a_just_drawn_double_is_forced_not_a_decision() -> None:
     # 6 could place no double. Seat 0 then cannot place, draws 0-0 and must place it: the
     # Sniff at placement 7, forced, so no decision there.
     assert r.decisions == (
-        decision(0, 1, 0, 6, "held_other", True, 10),
-        decision(0, 1, 2, 6, "held_other", True, 10),
-        decision(0, 0, 3, 1, "held_self", False, -10),
-        decision(0, 0, 5, 3, "held_self", False, -10),
+        decision(0, 1, 0, 6, "held_other", True, 10, (0, 1)),
+        decision(0, 1, 2, 6, "held_other", True, 10, (1, 0)),
+        decision(0, 0, 3, 1, "held_self", False, -10, (0, 1)),
+        decision(0, 0, 5, 3, "held_self", False, -10, (1, 0)),
     )
     assert (r.maker, r.sniff_index, r.double, r.covered_after) == (0, 7, 0, 1)
     # 4-5 scores 5 while the 0-0's open branches count 0 + 0.
@@ -314,8 +322,8 @@ def test_berndt_inline_sniff_records_its_orientation_and_counts_d_per_open_line_
     )
     r = match_facts(match).rounds[0]
     assert r.decisions == (
-        decision(0, 1, 1, 3, "held_self", False, 15),
-        decision(0, 1, 3, 0, "held_self", False, 15),
+        decision(0, 1, 1, 3, "held_self", False, 15, (0, 1)),
+        decision(0, 1, 3, 0, "held_self", False, 15, (1, 0)),
         decision(0, 1, 5, 5, "played", False, 15),
     )
     assert (r.maker, r.sniff_index, r.double, r.orientation, r.covered_after) == (
@@ -354,8 +362,8 @@ def test_british_cross_sniff_records_cross() -> None:
     )
     r = match_facts(match).rounds[0]
     assert r.decisions == (
-        decision(0, 0, 0, 3, "held_self", True, 0),
-        decision(0, 0, 2, 1, "held_self", True, 0),
+        decision(0, 0, 0, 3, "held_self", True, 0, (0, 1)),
+        decision(0, 0, 2, 1, "held_self", True, 0, (1, 0)),
         decision(0, 1, 3, 2, "held_other", False, 0),
         decision(0, 0, 4, 1, "played", True, 0),
     )

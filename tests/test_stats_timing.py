@@ -339,6 +339,8 @@ def synthetic_store(experiments: int, rounds: int, seed: int) -> FactsStore:
                         "played" if k == held else "held_self",
                         True,
                         x,
+                        k if k < held else 0,
+                        held - 1 - k if k < held else 0,
                     ),
                     strict=True,
                 ):

@@ -64,5 +64,7 @@ CREATE TABLE IF NOT EXISTS sniff_decisions (
                         'played', 'held_self', 'held_partner', 'held_other', 'held_never')),
     mover_is_leader BOOLEAN  NOT NULL,
     value           DOUBLE   NOT NULL,            -- value of the round for the mover's side
+    same_outcome_before SMALLINT NOT NULL,        -- decisions of this round with this outcome
+    same_outcome_after  SMALLINT NOT NULL,        -- before and after this one (clustering)
     PRIMARY KEY (match_id, round, placement_index)
 );

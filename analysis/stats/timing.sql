@@ -171,8 +171,9 @@ GROUP BY GROUPING SETS ((seats, factor, level, bucket), (factor, level, bucket))
 -- its group; then A = Σ y² + 2Σ y·p, B = Σ y + Σ (c·y + p), C = n + 2Σ c and
 -- G = n - #{i : c(i) > 0}: sums over decisions, which roll up over levels and seat counts.
 -- Σ y·p, Σ (c·y + p) and Σ c are sums over pairs of one group (an earlier and a later
--- decision). Only held decisions can share a round and outcome, so the pairs are few; every
--- other decision adds to n, Σ y and Σ y² only.
+-- decision). The facts say which decisions share their round and outcome with an earlier
+-- or a later one (`same_outcome_before/after`): only those form pairs; every other decision
+-- adds to n, Σ y and Σ y² only.
 WITH dec AS NOT MATERIALIZED (
     -- small integers throughout: these are the many rows
     SELECT
@@ -186,7 +187,9 @@ WITH dec AS NOT MATERIALIZED (
         bucket_code(d.placement_index)          AS bc,
         d."double"                              AS dbl,
         d.mover_is_leader                       AS mil,
-        d.value                                 AS y
+        d.value                                 AS y,
+        d.same_outcome_before                   AS before,
+        d.same_outcome_after                    AS after
     FROM sniff_decisions AS d
     JOIN sel AS s USING (match_id)
 ),
@@ -196,10 +199,13 @@ base AS (
     FROM dec
     GROUP BY ALL
 ),
-held AS MATERIALIZED (
-    -- a `played` decision is its round's only one: only held decisions can share a group.
-    -- `grp` is one integer for (round, outcome), the join key of the pairs.
-    SELECT *, rid * 8 + oc AS grp FROM dec WHERE oc > 0
+later_members AS (
+    -- decisions with an earlier one of the same round and outcome (few), and those with a
+    -- later one; `grp` is one integer for (round, outcome), the join key of the pairs
+    SELECT *, rid * 8 + oc AS grp FROM dec WHERE before > 0
+),
+earlier_members AS (
+    SELECT rid * 8 + oc AS grp, idx, bc, dbl, mil, seat, y FROM dec WHERE after > 0
 ),
 pairs AS (
     -- each held decision (a) with each earlier one of its round and outcome (b); `mask` has
@@ -219,8 +225,8 @@ pairs AS (
         + CASE WHEN a.bc = b.bc AND coalesce(sp.same_bot, false) THEN 128 ELSE 0 END
         + CASE WHEN coalesce(sp.same_matchup, false) THEN 256 ELSE 0 END
         + CASE WHEN a.bc = b.bc AND coalesce(sp.same_matchup, false) THEN 512 ELSE 0 END AS mask
-    FROM held AS a
-    JOIN held AS b ON b.grp = a.grp AND b.idx < a.idx
+    FROM later_members AS a
+    JOIN earlier_members AS b ON b.grp = a.grp AND b.idx < a.idx
     LEFT JOIN seat_pairs AS sp
         ON sp.lineup = a.lineup AND sp.seat_a = a.seat AND sp.seat_b = b.seat
 ),

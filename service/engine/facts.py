@@ -54,6 +54,10 @@ class SniffDecision:
     mover_is_leader: bool
     value: float
     """The value of the round for the mover's side (`side_value`)."""
+    same_outcome_before: int = 0
+    same_outcome_after: int = 0
+    """How many decisions of the same round with the same outcome came before and after this
+    one: the decisions a clustered interval groups together (most have none)."""
 
     @property
     def played(self) -> bool:
@@ -237,17 +241,22 @@ class RoundRecorder:
             for seat in range(seats):
                 side[teams[seat]] += self.points[seat] - end.deductions[seat]
             net = tuple(side[teams[s]] for s in range(seats))
+            outcomes = [self._outcome(seat, index) for seat, index, _ in self._pending]
             decisions = tuple(
                 SniffDecision(
                     self.round,
                     seat,
                     index,
                     double,
-                    self._outcome(seat, index),
+                    outcome,
                     seat == self.leader,
                     side_value(net, seat),
+                    outcomes[:k].count(outcome),
+                    outcomes[k + 1 :].count(outcome),
                 )
-                for seat, index, double in self._pending
+                for k, ((seat, index, double), outcome) in enumerate(
+                    zip(self._pending, outcomes, strict=True)
+                )
             )
         return RoundFacts(
             round=self.round,
@@ -376,6 +385,8 @@ DECISION_COLUMNS: Final = (
     "outcome",
     "mover_is_leader",
     "value",
+    "same_outcome_before",
+    "same_outcome_after",
 )
 
 Columns = dict[str, list[Any]]
@@ -479,6 +490,8 @@ def facts_rows(
                 ("outcome", dec.outcome),
                 ("mover_is_leader", dec.mover_is_leader),
                 ("value", dec.value),
+                ("same_outcome_before", dec.same_outcome_before),
+                ("same_outcome_after", dec.same_outcome_after),
             ):
                 d[name].append(value)
     return out
