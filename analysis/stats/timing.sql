@@ -208,12 +208,12 @@ earlier_members AS (
     SELECT rid * 8 + oc AS grp, idx, bc, dbl, mil, seat, y FROM dec WHERE after > 0
 ),
 pairs AS (
-    -- each held decision (a) with each earlier one of its round and outcome (b); `mask` has
+    -- each such decision (a) with each earlier one of its round and outcome (b); `mask` has
     -- bit R set when they fall in one group under relation R (same outcome, and: o nothing
     -- more, ob bucket, od double, obd both, ol mover_is_leader, obl +bucket, om mover_bot,
     -- obm +bucket, ou matchup, obu +bucket)
     SELECT
-        a.rid, a.idx, a.seats, a.vc, a.oc, a.bc, a.dbl, a.mil, a.lineup, a.seat,
+        a.rid, a.idx, a.before, a.seats, a.vc, a.oc, a.bc, a.dbl, a.mil, a.lineup, a.seat,
         a.y AS ya, b.y AS yb,
         1
         + CASE WHEN a.bc = b.bc THEN 2 ELSE 0 END
@@ -230,87 +230,121 @@ pairs AS (
     LEFT JOIN seat_pairs AS sp
         ON sp.lineup = a.lineup AND sp.seat_a = a.seat AND sp.seat_b = b.seat
 ),
-pair_sums AS (
-    -- one pass over the pairs, two groupings: per later decision (rid, idx), under which
-    -- relations it has an earlier partner (bit_or); and per fine key and mask, the pair
-    -- sums Σ ya·yb, Σ (ya + yb) and the count
-    SELECT
-        grouping(rid) AS per_key,
-        rid, idx, seats, vc, oc, bc, dbl, mil, lineup, seat, mask,
-        bit_or(mask) AS m,
-        sum(ya * yb) AS s_yy,
-        sum(ya + yb) AS s_y,
-        count(*) AS cnt
+by_mask AS (
+    -- per fine key and mask: Σ ya·yb, Σ (ya + yb), the count of pairs, and of pairs whose
+    -- later decision has only that one earlier partner (then the pair alone says whether
+    -- the decision has an earlier partner under each relation)
+    SELECT seats, vc, oc, bc, dbl, mil, lineup, seat, mask,
+           sum(ya * yb) AS s_yy, sum(ya + yb) AS s_y, count(*) AS cnt,
+           count(*) FILTER (WHERE before = 1) AS single
     FROM pairs
-    GROUP BY GROUPING SETS (
-        (rid, idx, seats, vc, oc, bc, dbl, mil, lineup, seat),
-        (seats, vc, oc, bc, dbl, mil, lineup, seat, mask)
-    )
+    GROUP BY ALL
 ),
 linear AS (
     -- per relation R, over the pairs of a group (b before a):
-    --   Σ_i y·p = Σ_pairs ya·yb,  Σ_i (c·y + p) = Σ_pairs (ya + yb),  Σ_i c = #pairs
+    --   Σ_i y·p = Σ_pairs ya·yb,  Σ_i (c·y + p) = Σ_pairs (ya + yb),  Σ_i c = #pairs;
+    --   k1_R: decisions with one earlier partner, which shares R
     SELECT
         seats, vc, oc, bc, dbl, mil, lineup, seat,
         sum(CASE WHEN mask & 1 <> 0 THEN s_yy ELSE 0 END) AS yp_o,
         sum(CASE WHEN mask & 1 <> 0 THEN s_y ELSE 0 END) AS cp_o,
         sum(CASE WHEN mask & 1 <> 0 THEN cnt ELSE 0 END) AS c_o,
+        sum(CASE WHEN mask & 1 <> 0 THEN single ELSE 0 END) AS k1_o,
         sum(CASE WHEN mask & 2 <> 0 THEN s_yy ELSE 0 END) AS yp_ob,
         sum(CASE WHEN mask & 2 <> 0 THEN s_y ELSE 0 END) AS cp_ob,
         sum(CASE WHEN mask & 2 <> 0 THEN cnt ELSE 0 END) AS c_ob,
+        sum(CASE WHEN mask & 2 <> 0 THEN single ELSE 0 END) AS k1_ob,
         sum(CASE WHEN mask & 4 <> 0 THEN s_yy ELSE 0 END) AS yp_od,
         sum(CASE WHEN mask & 4 <> 0 THEN s_y ELSE 0 END) AS cp_od,
         sum(CASE WHEN mask & 4 <> 0 THEN cnt ELSE 0 END) AS c_od,
+        sum(CASE WHEN mask & 4 <> 0 THEN single ELSE 0 END) AS k1_od,
         sum(CASE WHEN mask & 8 <> 0 THEN s_yy ELSE 0 END) AS yp_obd,
         sum(CASE WHEN mask & 8 <> 0 THEN s_y ELSE 0 END) AS cp_obd,
         sum(CASE WHEN mask & 8 <> 0 THEN cnt ELSE 0 END) AS c_obd,
+        sum(CASE WHEN mask & 8 <> 0 THEN single ELSE 0 END) AS k1_obd,
         sum(CASE WHEN mask & 16 <> 0 THEN s_yy ELSE 0 END) AS yp_ol,
         sum(CASE WHEN mask & 16 <> 0 THEN s_y ELSE 0 END) AS cp_ol,
         sum(CASE WHEN mask & 16 <> 0 THEN cnt ELSE 0 END) AS c_ol,
+        sum(CASE WHEN mask & 16 <> 0 THEN single ELSE 0 END) AS k1_ol,
         sum(CASE WHEN mask & 32 <> 0 THEN s_yy ELSE 0 END) AS yp_obl,
         sum(CASE WHEN mask & 32 <> 0 THEN s_y ELSE 0 END) AS cp_obl,
         sum(CASE WHEN mask & 32 <> 0 THEN cnt ELSE 0 END) AS c_obl,
+        sum(CASE WHEN mask & 32 <> 0 THEN single ELSE 0 END) AS k1_obl,
         sum(CASE WHEN mask & 64 <> 0 THEN s_yy ELSE 0 END) AS yp_om,
         sum(CASE WHEN mask & 64 <> 0 THEN s_y ELSE 0 END) AS cp_om,
         sum(CASE WHEN mask & 64 <> 0 THEN cnt ELSE 0 END) AS c_om,
+        sum(CASE WHEN mask & 64 <> 0 THEN single ELSE 0 END) AS k1_om,
         sum(CASE WHEN mask & 128 <> 0 THEN s_yy ELSE 0 END) AS yp_obm,
         sum(CASE WHEN mask & 128 <> 0 THEN s_y ELSE 0 END) AS cp_obm,
         sum(CASE WHEN mask & 128 <> 0 THEN cnt ELSE 0 END) AS c_obm,
+        sum(CASE WHEN mask & 128 <> 0 THEN single ELSE 0 END) AS k1_obm,
         sum(CASE WHEN mask & 256 <> 0 THEN s_yy ELSE 0 END) AS yp_ou,
         sum(CASE WHEN mask & 256 <> 0 THEN s_y ELSE 0 END) AS cp_ou,
         sum(CASE WHEN mask & 256 <> 0 THEN cnt ELSE 0 END) AS c_ou,
+        sum(CASE WHEN mask & 256 <> 0 THEN single ELSE 0 END) AS k1_ou,
         sum(CASE WHEN mask & 512 <> 0 THEN s_yy ELSE 0 END) AS yp_obu,
         sum(CASE WHEN mask & 512 <> 0 THEN s_y ELSE 0 END) AS cp_obu,
-        sum(CASE WHEN mask & 512 <> 0 THEN cnt ELSE 0 END) AS c_obu
-    FROM pair_sums
-    WHERE per_key = 1
+        sum(CASE WHEN mask & 512 <> 0 THEN cnt ELSE 0 END) AS c_obu,
+        sum(CASE WHEN mask & 512 <> 0 THEN single ELSE 0 END) AS k1_obu
+    FROM by_mask
     GROUP BY ALL
 ),
-later AS (
-    -- per decision with an earlier one of its round and outcome: under which relations
-    SELECT seats, vc, oc, bc, dbl, mil, lineup, seat, m
-    FROM pair_sums
-    WHERE per_key = 0
+multi AS (
+    -- decisions with two or more earlier partners (rare): under which relations any shares
+    SELECT any_value(a.seats) AS seats, any_value(a.vc) AS vc, any_value(a.oc) AS oc,
+           any_value(a.bc) AS bc, any_value(a.dbl) AS dbl, any_value(a.mil) AS mil,
+           any_value(a.lineup) AS lineup, any_value(a.seat) AS seat,
+           bit_or(
+        1
+        + CASE WHEN a.bc = b.bc THEN 2 ELSE 0 END
+        + CASE WHEN a.dbl = b.dbl THEN 4 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND a.dbl = b.dbl THEN 8 ELSE 0 END
+        + CASE WHEN a.mil = b.mil THEN 16 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND a.mil = b.mil THEN 32 ELSE 0 END
+        + CASE WHEN coalesce(sp.same_bot, false) THEN 64 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_bot, false) THEN 128 ELSE 0 END
+        + CASE WHEN coalesce(sp.same_matchup, false) THEN 256 ELSE 0 END
+        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_matchup, false) THEN 512 ELSE 0 END 
+           ) AS m
+    FROM later_members AS a
+    JOIN earlier_members AS b ON b.grp = a.grp AND b.idx < a.idx
+    LEFT JOIN seat_pairs AS sp
+        ON sp.lineup = a.lineup AND sp.seat_a = a.seat AND sp.seat_b = b.seat
+    WHERE a.before >= 2
+    GROUP BY a.rid, a.idx
 ),
 counted AS (
-    -- per relation R: k_R = #{i : c_R(i) > 0}, so that G = n - k
+    -- per relation R: k2_R, the decisions of `multi` with an earlier partner under R
     SELECT
         seats, vc, oc, bc, dbl, mil, lineup, seat,
-        count(*) FILTER (WHERE m & 1 <> 0) AS k_o,
-        count(*) FILTER (WHERE m & 2 <> 0) AS k_ob,
-        count(*) FILTER (WHERE m & 4 <> 0) AS k_od,
-        count(*) FILTER (WHERE m & 8 <> 0) AS k_obd,
-        count(*) FILTER (WHERE m & 16 <> 0) AS k_ol,
-        count(*) FILTER (WHERE m & 32 <> 0) AS k_obl,
-        count(*) FILTER (WHERE m & 64 <> 0) AS k_om,
-        count(*) FILTER (WHERE m & 128 <> 0) AS k_obm,
-        count(*) FILTER (WHERE m & 256 <> 0) AS k_ou,
-        count(*) FILTER (WHERE m & 512 <> 0) AS k_obu
-    FROM later
+        count(*) FILTER (WHERE m & 1 <> 0) AS k2_o,
+        count(*) FILTER (WHERE m & 2 <> 0) AS k2_ob,
+        count(*) FILTER (WHERE m & 4 <> 0) AS k2_od,
+        count(*) FILTER (WHERE m & 8 <> 0) AS k2_obd,
+        count(*) FILTER (WHERE m & 16 <> 0) AS k2_ol,
+        count(*) FILTER (WHERE m & 32 <> 0) AS k2_obl,
+        count(*) FILTER (WHERE m & 64 <> 0) AS k2_om,
+        count(*) FILTER (WHERE m & 128 <> 0) AS k2_obm,
+        count(*) FILTER (WHERE m & 256 <> 0) AS k2_ou,
+        count(*) FILTER (WHERE m & 512 <> 0) AS k2_obu
+    FROM multi
     GROUP BY ALL
 ),
 corr AS (
-    SELECT * FROM linear JOIN counted USING (seats, vc, oc, bc, dbl, mil, lineup, seat)
+    -- k_R = #{i : c_R(i) > 0}, so that G = n - k
+    SELECT l.*,
+        l.k1_o + coalesce(c.k2_o, 0) AS k_o,
+        l.k1_ob + coalesce(c.k2_ob, 0) AS k_ob,
+        l.k1_od + coalesce(c.k2_od, 0) AS k_od,
+        l.k1_obd + coalesce(c.k2_obd, 0) AS k_obd,
+        l.k1_ol + coalesce(c.k2_ol, 0) AS k_ol,
+        l.k1_obl + coalesce(c.k2_obl, 0) AS k_obl,
+        l.k1_om + coalesce(c.k2_om, 0) AS k_om,
+        l.k1_obm + coalesce(c.k2_obm, 0) AS k_obm,
+        l.k1_ou + coalesce(c.k2_ou, 0) AS k_ou,
+        l.k1_obu + coalesce(c.k2_obu, 0) AS k_obu
+    FROM linear AS l
+    LEFT JOIN counted AS c USING (seats, vc, oc, bc, dbl, mil, lineup, seat)
 ),
 fine AS (
     SELECT
