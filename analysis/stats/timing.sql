@@ -40,7 +40,7 @@ CREATE OR REPLACE TEMP MACRO matchup(players, seat) AS
 -- The matches the filters keep, each numbered (mk) so that a round gets an integer id.
 -- `$bots` is a list of names repeated over the seats, as `--bots` means when playing.
 CREATE OR REPLACE TEMP TABLE sel0 AS
-SELECT row_number() OVER () AS mk, match_id, seats, variant, players
+SELECT row_number() OVER () AS mk, match_id, seats, variant, players, rounds, incomplete_rounds
 FROM match_facts
 WHERE ($seats IS NULL OR seats = $seats)
   AND ($variant IS NULL OR variant = $variant)
@@ -77,9 +77,8 @@ FROM (SELECT DISTINCT variant FROM sel0);
 
 -- name: select_with_lineups
 CREATE OR REPLACE TEMP TABLE sel AS
-SELECT s.mk, s.match_id, s.seats, s.variant, v.vc, l.lineup, m.rounds, m.incomplete_rounds
+SELECT s.mk, s.match_id, s.seats, s.variant, v.vc, l.lineup, s.rounds, s.incomplete_rounds
 FROM sel0 AS s
-JOIN match_facts AS m USING (match_id)
 JOIN variant_codes AS v ON v.variant = s.variant
 LEFT JOIN lineups AS l ON l.players = s.players;
 
