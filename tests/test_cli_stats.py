@@ -163,6 +163,27 @@ def test_plots_are_written(records: Path, tmp_path: Path) -> None:
         assert data.startswith(b"\x89PNG") if name.endswith(".png") else b"<svg" in data[:2000]
 
 
+def test_plot_without_matplotlib_is_one_line(
+    records: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    path = tmp_path / "t.png"
+    code, _, err = run("stats", "sniff-timing", "--records", str(records), "--plot", str(path))
+    assert code == 2
+    assert "pip install 'american-sniff[plot]'" in err
+    assert not path.exists()
+
+
+def test_summary_plot_of_unfinished_matches_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "open.jsonl"
+    path.write_text(json.dumps(to_record(no_sniff_match(), "open", ["random", "random"])) + "\n")
+    code, _, err = run(
+        "stats", "summary", "--records", str(path), "--plot", str(tmp_path / "s.png")
+    )
+    assert code == 2
+    assert "no finished match" in err
+
+
 def test_summary_on_the_hand_built_matches(tmp_path: Path) -> None:
     path = tmp_path / "hand.jsonl"
     path.write_text(

@@ -138,8 +138,12 @@ def _store(db_path: str, records: str | None, facts_dir: str | None) -> Iterator
 def _plot(path: str, draw: Callable[[str], None]) -> None:
     if Path(path).suffix.lower() not in (".png", ".svg"):
         raise Misuse(f"--plot {path}: name a .png or .svg file")
+    from analysis.stats.plot import NothingToPlot
+
     try:
         draw(path)
+    except NothingToPlot as e:
+        raise Misuse(str(e)) from None
     except ModuleNotFoundError as e:
         if e.name != "matplotlib" and not (e.name or "").startswith("matplotlib."):
             raise
@@ -188,7 +192,10 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: s
 
 @click.group()
 def stats() -> None:
-    """Statistics over logged, imported and simulated matches (STATS.md)."""
+    """Statistics over logged, imported and simulated matches (STATS.md, docs/statistics.md).
+
+    Example: sniff stats sniff-timing --records m.jsonl --format csv
+    """
 
 
 @stats.command("sniff-timing")
@@ -224,6 +231,8 @@ def sniff_timing_cmd(
     from analysis.stats import timing
 
     filters = _make_filters(seats, variant, bots, simulated, served, imported, run)
+    if rounds_facts and plot is not None:
+        raise Misuse("--plot draws the tables, not --rounds-facts: use one of them")
     with _store(db_path, records, facts_dir) as store:
         try:
             if rounds_facts:

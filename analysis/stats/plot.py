@@ -14,6 +14,10 @@ from analysis.stats.timing import BUCKETS, Cell
 SEAT_PANELS = ("2", "3", "4")
 
 
+class NothingToPlot(ValueError):
+    """The selection has none of what a figure shows."""
+
+
 def _pyplot() -> Any:
     import matplotlib
 
@@ -66,12 +70,14 @@ def plot_timing(rows: Sequence[Cell], path: str, subtitle: str) -> None:
 
 def plot_summary(rows: Sequence[dict[str, Any]], path: str, subtitle: str) -> None:
     """Match win rate per seat (with Wilson intervals) and points per round by source."""
-    plt = _pyplot()
     panels = [
         s
         for s in SEAT_PANELS
         if any(r["statistic"] == "match_win_rate" and r["seats"] == s for r in rows)
     ]
+    if not panels:
+        raise NothingToPlot("no finished match among the selected ones: nothing to plot")
+    plt = _pyplot()
     fig, axes = plt.subplots(2, len(panels), figsize=(3.8 * len(panels) + 1, 7.2), squeeze=False)
     for col, seats in enumerate(panels):
         wins = [
