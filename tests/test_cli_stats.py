@@ -7,7 +7,6 @@ import io
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from analysis.cli.main import cli
 from analysis.remote import connect, play_remote_match
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS
 from service.engine import to_record
-from tests.service_helpers import free_port, wait_serving
+from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
 from tests.test_stats_facts import cut_match, no_sniff_match
 from tests.test_stats_timing import bot_matches
 
@@ -225,31 +224,11 @@ def test_summary_on_the_hand_built_matches(tmp_path: Path) -> None:
 # -- the event log, held by a live service, then closed --------------------------------
 
 
-@pytest.fixture
-def served_log(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
-    port = free_port()
-    db = tmp_path / "log.duckdb"
-    proc = subprocess.Popen(
-        [*SNIFF, "serve", "--port", str(port), "--db", str(db)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    address = f"127.0.0.1:{port}"
-    try:
-        wait_serving(address, proc=proc)
-        yield proc, address, db
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
 def test_stats_over_the_event_log_while_served_and_after(
-    served_log: tuple[subprocess.Popen[str], str, Path], tmp_path: Path
+    served: Served,  # noqa: F811 - the fixture of test_cli_service
+    tmp_path: Path,
 ) -> None:
-    proc, address, db = served_log
+    proc, address, db = served
     stub = connect(address)
     for seats, seed in ((2, 3), (4, 8)):
         play_remote_match(stub, seats, ["greedy", "random"], seed=seed)

@@ -8,7 +8,7 @@ replaying every finished match of the log, or every record of a file.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,24 @@ def _new_rows() -> FactsRows:
     )
 
 
+Replayed = tuple[Match, str, Sequence[str] | None, str, str | None]
+"""A replayed match with its id, players, source and run: `facts_rows`'s arguments."""
+
+
+def _add_all(store: FactsStore, matches: Iterable[Replayed]) -> int:
+    """Add the facts of every match, in batches; the number of matches."""
+    rows = _new_rows()
+    count = 0
+    for match, match_id, players, source, run in matches:
+        facts_rows(match, match_id, players, source, run, out=rows)
+        count += 1
+        if count % BATCH == 0:
+            store.add(rows)
+            rows = _new_rows()
+    store.add(rows)
+    return count
+
+
 def load_records(store: FactsStore, lines: Iterable[str], name: str = "records") -> int:
     """Replay each RECORD.md record (JSON Lines) and add its facts; players from the record.
 
@@ -43,8 +61,10 @@ def load_records(store: FactsStore, lines: Iterable[str], name: str = "records")
     load with a `StatsError` naming the line: statistics over a file with a bad record
     would silently leave a match out.
     """
-    rows = _new_rows()
-    count = 0
+    return _add_all(store, _replayed_records(lines, name))
+
+
+def _replayed_records(lines: Iterable[str], name: str) -> Iterator[Replayed]:
     seen: set[str] = set()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -61,13 +81,7 @@ def load_records(store: FactsStore, lines: Iterable[str], name: str = "records")
         if match_id in seen:
             raise StatsError(f"{name} line {number}: match id {match_id!r} appears twice")
         seen.add(match_id)
-        facts_rows(match, match_id, record.players, "imported", out=rows)
-        count += 1
-        if count % BATCH == 0:
-            store.add(rows)
-            rows = _new_rows()
-    store.add(rows)
-    return count
+        yield match, match_id, record.players, "imported", None
 
 
 def load_records_file(store: FactsStore, path: str | Path) -> int:
@@ -96,20 +110,16 @@ def load_log(store: FactsStore, db_path: str | Path) -> int:
     except Exception as e:  # a gRPC refusal from a service holding the file
         details = getattr(e, "details", None)
         raise StatsError(details() if callable(details) else str(e)) from None
-    rows = _new_rows()
-    count = 0
-    for match_id, events in _by_match(table.to_pylist()):
+    return _add_all(store, _replayed_log(table.to_pylist(), str(db_path)))
+
+
+def _replayed_log(rows: list[dict[str, Any]], db_path: str) -> Iterator[Replayed]:
+    for match_id, events in _by_match(rows):
         try:
             match, players, source, run = _replay_events(events)
         except (SniffError, KeyError, TypeError, ValueError) as e:
             raise StatsError(f"match {match_id} in {db_path} does not replay: {e}") from None
-        facts_rows(match, match_id, players, source, run, out=rows)
-        count += 1
-        if count % BATCH == 0:
-            store.add(rows)
-            rows = _new_rows()
-    store.add(rows)
-    return count
+        yield match, match_id, players, source, run
 
 
 def _by_match(rows: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:

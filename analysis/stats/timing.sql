@@ -30,6 +30,20 @@ CREATE OR REPLACE TEMP MACRO outcome_code(outcome) AS
     list_position(['played', 'held_self', 'held_partner', 'held_other', 'held_never'], outcome) - 1;
 CREATE OR REPLACE TEMP MACRO outcome_name(code) AS
     ['played', 'held_self', 'held_partner', 'held_other', 'held_never'][code + 1];
+-- Two decisions of one round and outcome: the bit of each relation under which they fall in
+-- one holding cell (bit 0: the outcome alone; then bucket, double, both, mover_is_leader,
+-- +bucket, mover_bot, +bucket, matchup, +bucket), given which attributes they share.
+CREATE OR REPLACE TEMP MACRO pair_mask(sb, sd, sl, sm, su) AS
+    1
+    + CASE WHEN sb THEN 2 ELSE 0 END
+    + CASE WHEN sd THEN 4 ELSE 0 END
+    + CASE WHEN sb AND sd THEN 8 ELSE 0 END
+    + CASE WHEN sl THEN 16 ELSE 0 END
+    + CASE WHEN sb AND sl THEN 32 ELSE 0 END
+    + CASE WHEN sm THEN 64 ELSE 0 END
+    + CASE WHEN sb AND sm THEN 128 ELSE 0 END
+    + CASE WHEN su THEN 256 ELSE 0 END
+    + CASE WHEN sb AND su THEN 512 ELSE 0 END;
 -- STATS.md §4: a seat's bot, then the other seats' bots in turn order from that seat.
 CREATE OR REPLACE TEMP MACRO matchup(players, seat) AS
     CASE WHEN players IS NOT NULL AND seat IS NOT NULL
@@ -214,16 +228,8 @@ pairs AS (
     SELECT
         a.rid, a.idx, a.before, a.seats, a.vc, a.oc, a.bc, a.dbl, a.mil, a.lineup, a.seat,
         a.y AS ya, b.y AS yb,
-        1
-        + CASE WHEN a.bc = b.bc THEN 2 ELSE 0 END
-        + CASE WHEN a.dbl = b.dbl THEN 4 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND a.dbl = b.dbl THEN 8 ELSE 0 END
-        + CASE WHEN a.mil = b.mil THEN 16 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND a.mil = b.mil THEN 32 ELSE 0 END
-        + CASE WHEN coalesce(sp.same_bot, false) THEN 64 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_bot, false) THEN 128 ELSE 0 END
-        + CASE WHEN coalesce(sp.same_matchup, false) THEN 256 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_matchup, false) THEN 512 ELSE 0 END AS mask
+        pair_mask(a.bc = b.bc, a.dbl = b.dbl, a.mil = b.mil,
+                  coalesce(sp.same_bot, false), coalesce(sp.same_matchup, false)) AS mask
     FROM later_members AS a
     JOIN earlier_members AS b ON b.grp = a.grp AND b.idx < a.idx
     LEFT JOIN seat_pairs AS sp
@@ -294,16 +300,8 @@ multi AS (
            any_value(a.bc) AS bc, any_value(a.dbl) AS dbl, any_value(a.mil) AS mil,
            any_value(a.lineup) AS lineup, any_value(a.seat) AS seat,
            bit_or(
-        1
-        + CASE WHEN a.bc = b.bc THEN 2 ELSE 0 END
-        + CASE WHEN a.dbl = b.dbl THEN 4 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND a.dbl = b.dbl THEN 8 ELSE 0 END
-        + CASE WHEN a.mil = b.mil THEN 16 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND a.mil = b.mil THEN 32 ELSE 0 END
-        + CASE WHEN coalesce(sp.same_bot, false) THEN 64 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_bot, false) THEN 128 ELSE 0 END
-        + CASE WHEN coalesce(sp.same_matchup, false) THEN 256 ELSE 0 END
-        + CASE WHEN a.bc = b.bc AND coalesce(sp.same_matchup, false) THEN 512 ELSE 0 END 
+               pair_mask(a.bc = b.bc, a.dbl = b.dbl, a.mil = b.mil,
+                         coalesce(sp.same_bot, false), coalesce(sp.same_matchup, false)) 
            ) AS m
     FROM later_members AS a
     JOIN earlier_members AS b ON b.grp = a.grp AND b.idx < a.idx
