@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
 import sys
 import time
@@ -104,19 +105,22 @@ def make_copies(base: Path, directory: Path, copies: int) -> None:
     done.write_text(f"{base}x{copies}")
 
 
-def time_tables(directory: Path, runs: int) -> tuple[list[float], int, int, int, int]:
+def time_tables(directory: Path, runs: int) -> tuple[list[float], list[float], int, int, int, int]:
     times = []
+    cpu = []
     cells = 0
     for _ in range(runs):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         store = FactsStore.from_parquet(directory)
         result = sniff_timing(store, Filters())
         cells = len(result.rows)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         if _ == 0:
             counts = [store.count(t) for t in TABLES]
         store.close()
-    return times, cells, counts[0], counts[1], counts[2]
+    return times, cpu, cells, counts[0], counts[1], counts[2]
 
 
 def main() -> None:
@@ -136,16 +140,19 @@ def main() -> None:
     print(f"facts of {base_n:,} bot matches (cached in {base})")
     make_base(base, base_n, args.workers)
     header = f"{'matches':>10}  {'rounds':>11}  {'decisions':>11}  {'cells':>6}"
-    print(f"{header}  seconds (median, min..max)")
+    print(f"{header}  wall s (median, min..max)  CPU s, all threads (median)")
     for copies in sizes:
         directory = base if copies == 1 else args.cache / f"copies-{base_n}x{copies}"
         if copies > 1:
             make_copies(base, directory, copies)
-        times, cells, matches, rounds, decisions = time_tables(directory, runs)
+        times, cpu, cells, matches, rounds, decisions = time_tables(directory, runs)
         print(
             f"{matches:>10,}  {rounds:>11,}  {decisions:>11,}  {cells:>6}  "
             f"{statistics.median(times):.3f} ({min(times):.3f}..{max(times):.3f})"
+            f"{statistics.median(cpu):>22.3f}"
         )
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average now: {load} on {os.cpu_count()} cores (other work slows the wall time)")
 
 
 if __name__ == "__main__":
