@@ -412,7 +412,10 @@ def test_facts_agree_with_the_match(seats: int, seed: int, variant: str) -> None
         assert len(played) <= 1
         if played:
             assert (played[0].seat, played[0].placement_index) == (r.maker, r.sniff_index)
-        for d in r.decisions:
+        outcomes = [d.outcome for d in r.decisions]
+        for k, d in enumerate(r.decisions):
+            assert d.same_outcome_before == outcomes[:k].count(d.outcome)
+            assert d.same_outcome_after == outcomes[k + 1 :].count(d.outcome)
             assert r.sniff_index is None or d.placement_index <= r.sniff_index
             assert d.mover_is_leader == (d.seat == r.leader)
             assert (d.outcome == "held_never") == (r.maker is None)
