@@ -14,11 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine import GreedyBot, Match, RandomBot, play_match
+from service.engine import GreedyBot, Match, RandomBot, play_match, view
 from service.engine.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,
+    RoundRecorder,
     SniffDecision,
     facts_rows,
     match_facts,
@@ -422,6 +423,28 @@ def test_facts_agree_with_the_match(seats: int, seed: int, variant: str) -> None
             assert (d.outcome == "held_partner") <= (seats == 4)
         assert r.sniff_points == r.sniff_points_maker_side + r.sniff_points_others
         assert (r.orientation is not None) == (r.sniff and variant in ("berndt", "british"))
+
+
+def test_a_recorder_following_the_play_gives_the_replayed_facts() -> None:
+    for seats in (2, 3, 4):
+        match = Match(seats, seed=seats, variant="british", round_limit=6)
+        bots = [GreedyBot(s) for s in range(seats)]
+        rounds = []
+        while True:
+            recorder = RoundRecorder(match)
+            while match.phase.value == "playing":
+                recorder.before(match)
+                seat = match.turn
+                move = bots[seat].choose(view(match, seat))
+                recorder.after(match, seat, move, match.apply(move).points)
+            rounds.append(recorder.facts(match.history[-1]))
+            if match.phase.value == "over":
+                break
+            match.deal()
+        assert match_facts(match, rounds) == match_facts(match)
+        assert facts_rows(match, "m", None, "simulated", rounds=rounds) == facts_rows(
+            match, "m", None, "simulated"
+        )
 
 
 def test_sniff_share_is_the_sniff_s_counted_ends() -> None:

@@ -296,12 +296,9 @@ class RoundRecorder:
         return HELD_OTHER
 
 
-def match_facts(match: Match) -> MatchFacts:
-    """The facts of every round `match` has played, by replaying its history in the engine.
-
-    `match` is left untouched; its rounds are replayed from their deals on a fresh
-    match with the same settings.
-    """
+def replayed_rounds(match: Match) -> list[RoundFacts]:
+    """The facts of every round `match` has played, by replaying its history in the engine
+    (on a fresh match with the same settings: `match` is left untouched)."""
     replay = Match(
         match.seats,
         target=match.target,
@@ -319,6 +316,16 @@ def match_facts(match: Match) -> MatchFacts:
             result = replay.apply(move)
             recorder.after(replay, seat, move, result.points)
         rounds.append(recorder.facts(replay.history[-1]))
+    return rounds
+
+
+def match_facts(match: Match, rounds: Sequence[RoundFacts] | None = None) -> MatchFacts:
+    """The facts of `match`: its rounds' (`rounds` when a `RoundRecorder` followed the play,
+    else replayed) and how the match stands."""
+    if rounds is None:
+        rounds = replayed_rounds(match)
+    if len(rounds) != len(match.history):
+        raise ValueError(f"{len(rounds)} rounds of facts for {len(match.history)} rounds played")
     return MatchFacts(
         seats=match.seats,
         variant=match.variant.name,
@@ -413,18 +420,20 @@ def facts_rows(
     source: str,
     run: str | None = None,
     out: FactsRows | None = None,
+    rounds: Sequence[RoundFacts] | None = None,
 ) -> FactsRows:
     """The facts-table rows of one match: one match row, one row per round, one per decision.
 
     `players` names each seat's player (RECORD.md `players`), None when unknown; `source`
     is one of `SOURCES`; `run` the simulation run's id. Rows are appended to `out` when
-    given (build a whole batch without concatenating), else to fresh column lists.
+    given (build a whole batch without concatenating), else to fresh column lists. `rounds`:
+    the rounds' facts when a `RoundRecorder` followed the play (no replay needed).
     """
     if source not in SOURCES:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
     if players is not None and len(players) != match.seats:
         raise ValueError(f"{len(players)} players for {match.seats} seats")
-    facts = match_facts(match)
+    facts = match_facts(match, rounds)
     value: Any
     if out is None:
         out = FactsRows(
@@ -517,5 +526,6 @@ __all__ = [
     "empty_columns",
     "facts_rows",
     "match_facts",
+    "replayed_rounds",
     "side_value",
 ]
