@@ -163,3 +163,21 @@ def test_bench_import_quick_loads_every_match_and_measures_each_half() -> None:
     assert doc["events"] > 600 * 50
     rates = [doc[k] for k in ("command_events_per_s", "prepare_events_per_s", "load_events_per_s")]
     assert positive(rates)
+
+
+def test_bench_service_quick_prints_its_figures() -> None:
+    out = run_script("bench_service.py", "--quick", timeout=600)
+    for rpc in ("Health/Check", "ApplyMove"):
+        assert re.search(rf"^log on disk\s+{re.escape(rpc)}\s+1\s+\d", out, re.MULTILINE), out
+        assert re.search(rf"^log on disk\s+{re.escape(rpc)}\s+8\s+\d", out, re.MULTILINE), out
+    assert re.search(r"p50\(Apply\)/p50\(empty\), 1 client:\s+\d", out), out
+    assert re.search(r"throughput\(Apply\)/throughput\(empty\), 8 clients:\s+\d", out), out
+    assert "where the 1-client Apply p50 goes" in out, out
+    assert re.search(r"OK\s+log on disk: action events in DuckDB == acknowledged applies", out)
+    assert "OK   log on disk: server exits 0 after SIGTERM" in out, out
+    assert "FAIL" not in out, out
+
+
+def test_bench_stats_quick_prints_its_figures(tmp_path: Path) -> None:
+    out = run_script("bench_stats.py", "--quick", "--cache", str(tmp_path), timeout=300)
+    assert re.search(r"^\s+300\s+[\d,]+\s+[\d,]+\s+\d+\s+\d+\.\d+ \(", out, re.MULTILINE), out

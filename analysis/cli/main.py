@@ -17,6 +17,7 @@ from analysis.cli.record_cmd import play, record
 from analysis.cli.recover_cmd import recover
 from analysis.cli.replay_cmd import matches, replay
 from analysis.cli.service_cmd import demo, query, serve
+from analysis.cli.stats_cmd import stats
 
 try:
     from service.engine.playout import BACKEND as PLAYOUT_BACKEND
@@ -77,3 +78,4 @@ cli.add_command(matches)
 cli.add_command(replay)
 cli.add_command(import_)
 cli.add_command(export)
+cli.add_command(stats)

@@ -1,0 +1,409 @@
+"""`sniff stats`: the Sniff-timing statistics (STATS.md) and summary statistics of matches."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from analysis.cli.options import db_option
+from analysis.stats.store import FactsStore, StatsError
+from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS, Filters
+from service.engine import VARIANTS
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Misuse(click.ClickException):
+    """Bad input or a filter that selects nothing: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+
+def _inputs(func: F) -> F:
+    """Where the matches come from: the event log (default), a records file, or Parquet facts."""
+    func = click.option(
+        "--facts",
+        "facts_dir",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="A directory of Parquet facts (written by 'sniff stats facts' or a simulation).",
+    )(func)
+    func = click.option(
+        "--records",
+        "records",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="RECORD.md JSON Lines instead of the log (read as imported matches; "
+        "players from each record's 'players').",
+    )(func)
+    return db_option(func)
+
+
+def _filters(func: F) -> F:
+    options = [
+        click.option("--seats", type=click.IntRange(2, 4), default=None, help="2, 3 or 4."),
+        click.option(
+            "--variant",
+            type=click.Choice(list(VARIANTS)),
+            default=None,
+            help="Only matches of this variant.",
+        ),
+        click.option(
+            "--bots",
+            default=None,
+            help="Only matches whose seats were played by these players in turn, the list "
+            "repeated over the seats (greedy,random means greedy|random|greedy|random at 4).",
+        ),
+        click.option("--simulated", is_flag=True, help="Simulated matches (with --served etc.)."),
+        click.option("--served", is_flag=True, help="Matches played through the service."),
+        click.option("--imported", is_flag=True, help="Matches imported from records."),
+        click.option("--run", default=None, help="Only the matches of this simulation run."),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["table", "csv", "json"]),
+            default="table",
+            show_default=True,
+            help="Readable tables, or STATS.md's long form as CSV or JSON.",
+        ),
+        click.option(
+            "--plot",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="Also draw the figures to FILE.png or FILE.svg (needs the 'plot' extra).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _make_filters(
+    seats: int | None,
+    variant: str | None,
+    bots: str | None,
+    simulated: bool,
+    served: bool,
+    imported: bool,
+    run: str | None,
+) -> Filters:
+    names: tuple[str, ...] | None = None
+    if bots is not None:
+        names = tuple(n.strip() for n in bots.split(","))
+        if not all(names):
+            raise Misuse(f"--bots {bots!r}: name players separated by commas, like greedy,random")
+    sources = tuple(
+        s for s, on in (("simulated", simulated), ("served", served), ("imported", imported)) if on
+    )
+    return Filters(seats, variant, names, sources or None, run)
+
+
+@contextmanager
+def _store(db_path: str, records: str | None, facts_dir: str | None) -> Iterator[FactsStore]:
+    """The facts of the chosen input, replayed through the engine or read from Parquet."""
+    from analysis.stats.load import load_log, load_records_file
+
+    ctx = click.get_current_context()
+    db_given = ctx.get_parameter_source("db_path") not in (
+        click.core.ParameterSource.DEFAULT,
+        None,
+    )
+    chosen = [name for name, on in (("--records", records), ("--facts", facts_dir)) if on]
+    if len(chosen) > 1 or (chosen and db_given):
+        raise Misuse(f"give one input: {' or '.join(['--db', *chosen])}")
+    try:
+        if facts_dir is not None:
+            store = FactsStore.from_parquet(facts_dir)
+        else:
+            store = FactsStore.in_memory()
+            if records is not None:
+                load_records_file(store, records)
+            else:
+                load_log(store, db_path)
+    except StatsError as e:
+        raise Misuse(str(e)) from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _plot(path: str, draw: Callable[[str], None]) -> None:
+    if Path(path).suffix.lower() not in (".png", ".svg"):
+        raise Misuse(f"--plot {path}: name a .png or .svg file")
+    from analysis.stats.plot import NothingToPlot
+
+    try:
+        draw(path)
+    except NothingToPlot as e:
+        raise Misuse(str(e)) from None
+    except ModuleNotFoundError as e:
+        if e.name != "matplotlib" and not (e.name or "").startswith("matplotlib."):
+            raise
+        raise Misuse("--plot needs matplotlib: pip install 'american-sniff[plot]'") from None
+    except OSError as e:
+        raise Misuse(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return json.dumps(value)
+    return str(value)
+
+
+def _write_long(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps([{c: r[c] for c in columns} for r in rows], indent=1))
+        return
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(columns)
+    for r in rows:
+        writer.writerow([_text(r[c]) for c in columns])
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+@click.group()
+def stats() -> None:
+    """Statistics over logged, imported and simulated matches (STATS.md, docs/statistics.md).
+
+    Example: sniff stats sniff-timing --records m.jsonl --format csv
+    """
+
+
+@stats.command("sniff-timing")
+@_inputs
+@_filters
+@click.option(
+    "--rounds-facts", is_flag=True, help="Print STATS.md §1's round facts instead of the tables."
+)
+def sniff_timing_cmd(
+    db_path: str,
+    records: str | None,
+    facts_dir: str | None,
+    seats: int | None,
+    variant: str | None,
+    bots: str | None,
+    simulated: bool,
+    served: bool,
+    imported: bool,
+    run: str | None,
+    fmt: str,
+    plot: str | None,
+    rounds_facts: bool,
+) -> None:
+    """The observed Sniff-timing value by bucket and the holding value by outcome (STATS.md).
+
+    Reads the event log's finished matches (replayed through the engine), a
+    records file, or Parquet facts. Filters that keep no match are an error
+    (exit 2), never an empty table. See docs/statistics.md for what each
+    number means.
+
+    Example: sniff stats sniff-timing --records m.jsonl --seats 4 --format csv
+    """
+    from analysis.stats import timing
+
+    filters = _make_filters(seats, variant, bots, simulated, served, imported, run)
+    if rounds_facts and plot is not None:
+        raise Misuse("--plot draws the tables, not --rounds-facts: use one of them")
+    with _store(db_path, records, facts_dir) as store:
+        try:
+            if rounds_facts:
+                selection, facts = timing.rounds_facts(store, filters)
+            else:
+                result = timing.sniff_timing(store, filters)
+                selection = result.selection
+        except StatsError as e:
+            raise Misuse(str(e)) from None
+    if rounds_facts:
+        if fmt == "table":
+            headers = list(ROUND_FACT_COLUMNS)
+            cells = [[_text(r[c]) for c in headers] for r in facts]
+            click.echo(render_table(headers, cells, set(range(1, len(headers)))))
+            click.echo(_selection_line(selection))
+        else:
+            _write_long(facts, ROUND_FACT_COLUMNS, fmt)
+        return
+    if plot is not None:
+        from analysis.stats.plot import plot_timing
+
+        _plot(plot, lambda path: plot_timing(result.rows, path, filters.describe()))
+    if fmt != "table":
+        _write_long([c.as_dict() for c in result.rows], COLUMNS, fmt)
+        return
+    click.echo(_selection_line(selection))
+    for statistic, title in (
+        ("timing", "Observed timing value: value of the round for the maker's side"),
+        ("holding", "Holding value: value of the round for the mover's side, per decision"),
+    ):
+        for seat_group in ("2", "3", "4", "all"):
+            rows = [c for c in result.rows if c.statistic == statistic and c.seats == seat_group]
+            if not rows:
+                continue
+            label = "all seat counts" if seat_group == "all" else f"{seat_group} seats"
+            click.echo(f"\n{title} ({label}); 95% Student t interval")
+            cells = [
+                [
+                    c.factor,
+                    c.level,
+                    c.cell,
+                    str(c.n),
+                    str(c.rounds),
+                    _number(c.mean),
+                    _number(c.ci_low),
+                    _number(c.ci_high),
+                ]
+                for c in rows
+            ]
+            headers = ["factor", "level", "cell", "n", "rounds", "mean", "ci_low", "ci_high"]
+            click.echo(render_table(headers, cells, {3, 4, 5, 6, 7}))
+
+
+def _selection_line(selection: Any) -> str:
+    return (
+        f"{selection.matches} matches, {selection.complete_rounds} complete rounds; "
+        f"{selection.incomplete_rounds} rounds left out as incomplete "
+        "(cut by the match win, or still in play)"
+    )
+
+
+@stats.command("facts")
+@_inputs
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Directory for the Parquet facts (one subdirectory per table).",
+)
+@click.option("--part", default="facts", show_default=True, help="File name of this part.")
+def facts_cmd(
+    db_path: str, records: str | None, facts_dir: str | None, out_dir: str, part: str
+) -> None:
+    """Replay matches once and save their facts as Parquet, for fast statistics later.
+
+    Writing the same part name again replaces it instead of duplicating rows.
+
+    Example: sniff stats facts --records m.jsonl -o facts/
+    then:    sniff stats sniff-timing --facts facts/
+    """
+    if facts_dir is not None:
+        raise Misuse("sniff stats facts reads --db or --records, not --facts")
+    if not part or "/" in part or part.startswith("."):
+        raise Misuse(f"--part {part!r}: a plain file name")
+    with _store(db_path, records, None) as store:
+        try:
+            store.write_parquet(out_dir, part)
+        except (OSError, Exception) as e:  # duckdb.IOException carries no errno
+            raise Misuse(f"cannot write facts to {out_dir}: {e}") from None
+        counts = {t: store.count(t) for t in ("match_facts", "round_facts", "sniff_decisions")}
+    click.echo(
+        f"wrote {counts['match_facts']} matches, {counts['round_facts']} rounds, "
+        f"{counts['sniff_decisions']} Sniff decisions to {out_dir}"
+    )
+
+
+SUMMARY_TITLES = {
+    "match_win_rate": "Matches won (finished matches; a draw at the round limit is not a win)",
+    "round_win_rate": "Rounds won (complete rounds: the side's net result strictly highest)",
+    "points_per_placement": "Points per placement",
+    "scoring_share": "Share of placements that score",
+    "points_per_round": "Points scored by the seat's own placements, per complete round",
+    "deductions_per_round": "Deductions suffered by the seat's hand, per complete round",
+    "domino_rate": "Rounds the seat dominoed",
+    "blocked_rate": "Rounds that blocked",
+    "rounds_per_match": "Rounds per finished match",
+    "leader_round_win_rate": "The round leader's advantage: rounds won by the leader's side",
+    "first_mover_match_win_rate": "First-mover advantage: matches won by round 0's leader's side",
+}
+
+
+@stats.command("summary")
+@_inputs
+@_filters
+def summary_cmd(
+    db_path: str,
+    records: str | None,
+    facts_dir: str | None,
+    seats: int | None,
+    variant: str | None,
+    bots: str | None,
+    simulated: bool,
+    served: bool,
+    imported: bool,
+    run: str | None,
+    fmt: str,
+    plot: str | None,
+) -> None:
+    """Who wins and how points are made and lost: per seat, per bot and overall.
+
+    Proportions carry a 95% Wilson interval, per-seat means a 95% Student t
+    interval over rounds (or matches); see docs/statistics.md.
+
+    Example: sniff stats summary --records m.jsonl --seats 2 --plot summary.png
+    """
+    from analysis.stats import summary
+
+    filters = _make_filters(seats, variant, bots, simulated, served, imported, run)
+    with _store(db_path, records, facts_dir) as store:
+        try:
+            result = summary.summary(store, filters)
+        except StatsError as e:
+            raise Misuse(str(e)) from None
+    if plot is not None:
+        from analysis.stats.plot import plot_summary
+
+        _plot(plot, lambda path: plot_summary(result.rows, path, filters.describe()))
+    if fmt != "table":
+        _write_long(result.rows, summary.COLUMNS, fmt)
+        return
+    click.echo(_selection_line(result.selection))
+    for statistic in summary.STATISTICS:
+        rows = [r for r in result.rows if r["statistic"] == statistic]
+        if not rows:
+            continue
+        click.echo(f"\n{SUMMARY_TITLES[statistic]}")
+        digits = 4 if statistic.endswith(("rate", "share")) else 2
+        cells = [
+            [
+                r["seats"],
+                r["by"],
+                r["level"],
+                str(r["n"]),
+                _number(r["value"], digits),
+                _number(r["ci_low"], digits),
+                _number(r["ci_high"], digits),
+                r["interval"],
+            ]
+            for r in rows
+        ]
+        headers = ["seats", "by", "level", "n", "value", "ci_low", "ci_high", "interval"]
+        click.echo(render_table(headers, cells, {3, 4, 5, 6}))

@@ -1,0 +1,94 @@
+"""Where the facts live for the statistics: typed DuckDB tables, or Parquet files of them.
+
+A `FactsStore` is one DuckDB connection in which `match_facts`, `round_facts`
+and `sniff_decisions` exist, either as the typed tables of `facts.sql` (filled
+from records or the event log by replaying matches) or as views over a
+directory of Parquet facts (`DIR/match_facts/*.parquet`, …), the layout a
+simulation run writes and `sniff stats facts` saves.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from analysis.stats.sql import text
+from service.engine.facts import FactsRows
+
+TABLES = ("match_facts", "round_facts", "sniff_decisions")
+"""The facts tables, in load order."""
+
+
+class StatsError(Exception):
+    """Bad input for a statistic: a file that cannot be read, a filter that selects nothing.
+
+    The message is one plain line for the user."""
+
+
+class FactsStore:
+    """A DuckDB connection holding the three facts tables (or views of them)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        con.execute("SET enable_progress_bar = false").fetchall()
+
+    @classmethod
+    def in_memory(cls) -> FactsStore:
+        con = duckdb.connect()
+        con.execute(text("facts.sql"))
+        return cls(con)
+
+    @classmethod
+    def from_parquet(cls, directory: str | Path) -> FactsStore:
+        """Views over the Parquet facts under `directory` (one subdirectory per table)."""
+        root = Path(directory)
+        if not root.is_dir():
+            raise StatsError(f"no facts directory at {root}")
+        con = duckdb.connect()
+        for table in TABLES:
+            files = sorted((root / table).glob("*.parquet"))
+            if not files:
+                raise StatsError(f"{root} holds no {table} Parquet files ({table}/*.parquet)")
+            # A view cannot bind parameters: the glob goes in as an escaped string literal.
+            glob = _sql_path(root.resolve() / table / "*.parquet")
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{glob}')").fetchall()
+        return cls(con)
+
+    def add(self, rows: FactsRows) -> None:
+        """Insert a batch of facts rows (from `facts_rows`) into the typed tables."""
+        for table, columns in zip(TABLES, (rows.matches, rows.rounds, rows.decisions), strict=True):
+            if not next(iter(columns.values())):
+                continue
+            batch = pa.table(columns)  # noqa: F841 - read by DuckDB below by its name
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM batch").fetchall()
+
+    def write_parquet(self, directory: str | Path, part: str | None = None) -> Path:
+        """Write every table as one Parquet file per table under `directory`; a part written
+        again under the same name replaces the earlier one instead of duplicating it."""
+        root = Path(directory)
+        name = part or uuid.uuid4().hex
+        for table in TABLES:
+            (root / table).mkdir(parents=True, exist_ok=True)
+            target = root / table / f"{name}.parquet"
+            tmp = target.with_suffix(".parquet.tmp")
+            self.con.execute(
+                f"COPY (SELECT * FROM {table}) TO '{_sql_path(tmp)}' (FORMAT parquet)"
+            ).fetchall()
+            tmp.replace(target)
+        return root
+
+    def count(self, table: str) -> int:
+        if table not in TABLES:
+            raise ValueError(table)
+        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _sql_path(path: Path) -> str:
+    """A file path as a SQL string literal's body (COPY … TO and views bind no parameter)."""
+    return str(path).replace("'", "''")
