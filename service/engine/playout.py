@@ -668,8 +668,22 @@ def rollouts(
     if len({(s.seats, s.sides) for s in many}) != 1:
         raise ValueError("the states of one rollouts call must have the same number of seats")
     pols = _policies(policies, many[0].seats)
-    for state in many if first is not None else ():
-        _first(state, first)
+    if first is not None:
+        # States that agree on the layout and on what the seat to play holds have the same
+        # legal moves (the sampled states of one decision all do): check `first` once each.
+        checked: set[tuple[object, ...]] = set()
+        for state in many:
+            key = (
+                state.variant.name,
+                state._packed[4],
+                state.turn,
+                state.hands[state.turn],
+                state.drawn,
+                bool(state.boneyard),
+            )
+            if key not in checked:
+                _first(state, first)
+                checked.add(key)
     if _backend(backend) == "python":
         return _python_rollouts(many, pols, seeds, first)
     gains, ends, winners, actions = _kernel.rollouts(
