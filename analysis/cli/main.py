@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from analysis.cli.analyze_cmd import analysis, analyze
 from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
 from analysis.cli.record_cmd import play, record
@@ -73,3 +74,5 @@ cli.add_command(query)
 cli.add_command(recover)
 cli.add_command(matches)
 cli.add_command(replay)
+cli.add_command(analyze)
+cli.add_command(analysis)
