@@ -25,6 +25,9 @@ from service.engine import (
     RoundInPlay,
     UnexpectedOrientation,
 )
+from service.engine.position import ImpossiblePosition
+from service.engine.rollout import BadBudget
+from service.engine.sampler import ImpossibleView
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -54,6 +57,8 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.ABORTED, "ERROR_REASON_MOVE_COUNT_MISMATCH"
     if isinstance(exc, NotationError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE"
+    if isinstance(exc, ImpossiblePosition | ImpossibleView | BadBudget):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT"
     if isinstance(exc, BadDeal):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_DEAL"
     if isinstance(exc, MissingOrientation | UnexpectedOrientation):
@@ -117,8 +122,12 @@ def to_status(exc: Exception) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
     if isinstance(exc, IllegalMove | NotationError | BadDeal):
         info.metadata["kind"] = exc.kind
-    if isinstance(exc, BadArgument):
+    if isinstance(exc, BadArgument | ImpossiblePosition):
         info.metadata["field"] = exc.field
+    if isinstance(exc, ImpossiblePosition | ImpossibleView):
+        info.metadata["kind"] = "impossible_position"
+    if isinstance(exc, BadBudget):
+        info.metadata["field"] = "budget"
     if isinstance(exc, LimitReached):
         info.metadata["limit"] = exc.limit
     if isinstance(exc, QueryTimedOut):
@@ -139,6 +148,9 @@ def invalid_argument(message: str, reason: str = "ERROR_REASON_UNSPECIFIED") -> 
 
 KNOWN_ERRORS: tuple[type[Exception], ...] = (
     BadArgument,
+    ImpossiblePosition,
+    ImpossibleView,
+    BadBudget,
     LimitReached,
     QueryTimedOut,
     MissingHouseKey,
