@@ -342,16 +342,24 @@ class RolloutBot:
 
 
 def _winning_move(view: object, legal: Sequence[Move]) -> Move | None:
-    """A placement that reaches the target at once, scoring most, if the view shows scores:
-    equity counts the round's points, but a win ends the match and nothing beats it."""
-    if not isinstance(view, SeatView) or view.viewer is None:
-        return None
-    score = view.scores[view.viewer]
+    """A placement that reaches the target at once, scoring most, if the view shows the
+    seat's score and the target: equity counts the round's points, but a win ends the match
+    and nothing beats it."""
+    if isinstance(view, SeatView):
+        if view.viewer is None:
+            return None
+        score, target = view.scores[view.viewer], view.target
+    else:
+        own, goal = getattr(view, "own_score", None), getattr(view, "target", None)
+        if not isinstance(own, int) or not isinstance(goal, int):
+            return None
+        score, target = own, goal
+    points_after = view.points_after  # type: ignore[attr-defined]
     best: Move | None = None
     top = 0
     for move in legal:
-        points = view.points_after(move) if move.is_placement else 0
-        if points and score + points >= view.target and points > top:
+        points = points_after(move) if move.is_placement else 0
+        if points and score + points >= target and points > top:
             best, top = move, points
     return best
 
