@@ -60,7 +60,7 @@ DEFAULT_ROLLOUTS: Final = 200
 BATCH: Final = 32
 """Samples drawn and played per round trip to the playout kernel."""
 
-BOT_ROLLOUTS: Final = 300
+BOT_ROLLOUTS: Final = 600
 """The `rollout` bot's default budget per move: under 50 ms a move on the development
 machine (`scripts/bench_rollout.py` measures it)."""
 
@@ -253,6 +253,8 @@ class _Determinizer:
                 steps.append((seat, BIT[move.tile]))
             seat = (seat + 1) % view.seats
         self.steps = tuple(steps)
+        self.first: PlayoutState | None = None
+        """The first state made, checked in full; the others are made from it."""
 
     def state(self, deal: Deal) -> PlayoutState:
         view = self.view
@@ -268,8 +270,10 @@ class _Determinizer:
                 pos += 1
             else:
                 hands[seat] ^= bit
+        if self.first is not None:
+            return self.first.with_hidden(hands, bone[pos:])
         assert view.turn is not None
-        return PlayoutState(
+        self.first = PlayoutState(
             view.variant,
             view.seats,
             view.target,
@@ -280,6 +284,7 @@ class _Determinizer:
             view.turn,
             self.drawn,
         )
+        return self.first
 
 
 # -- the bot --------------------------------------------------------------------
