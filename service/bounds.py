@@ -231,7 +231,7 @@ def analyze_position(request: pb.AnalyzePositionRequest) -> None:
     for name, value in (("viewer_seat", request.viewer_seat), ("leader", request.leader)):
         if value >= seats:
             raise _refuse(name, f"{value} is not a seat of a {seats}-seat match")
-    for name, tiles in (("hand", request.hand), ("own_draws", request.own_draws)):
+    for name, tiles in (("hand_tiles", request.hand_tiles), ("own_draws", request.own_draws)):
         if len(tiles) > MAX_SET_TILES:
             raise _refuse(name, f"{len(tiles)} tiles (at most {MAX_SET_TILES})")
     if len(request.actions) > MAX_POSITION_ACTIONS:

@@ -405,7 +405,7 @@ def position_from_pb(request: pb.AnalyzePositionRequest) -> dict[str, Any]:
         "scores": list(request.scores),
         "viewer": request.viewer_seat,
         "leader": request.leader,
-        "hand": [int(tile_from_pb(t, "hand")) for t in request.hand],
+        "hand": [int(tile_from_pb(t, "hand_tiles")) for t in request.hand_tiles],
         "actions": list(request.actions),
         "own_draws": [int(tile_from_pb(t, "own_draws")) for t in request.own_draws],
         "hand_sizes": list(request.hand_sizes),

@@ -116,14 +116,20 @@ def _message(exc: Exception) -> str:
     return text
 
 
+_POSITION_FIELDS = {"hand": "hand_tiles"}
+"""The AnalyzePositionRequest field of each part of a position the engine names otherwise."""
+
+
 def to_status(exc: Exception) -> grpc.Status:
     """The status for a known refusal; re-raises anything else (a bug, reported as INTERNAL)."""
     code, reason = _classify(exc)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
     if isinstance(exc, IllegalMove | NotationError | BadDeal):
         info.metadata["kind"] = exc.kind
-    if isinstance(exc, BadArgument | ImpossiblePosition):
+    if isinstance(exc, BadArgument):
         info.metadata["field"] = exc.field
+    if isinstance(exc, ImpossiblePosition):
+        info.metadata["field"] = _POSITION_FIELDS.get(exc.field, exc.field)
     if isinstance(exc, ImpossiblePosition | ImpossibleView):
         info.metadata["kind"] = "impossible_position"
     if isinstance(exc, BadBudget):

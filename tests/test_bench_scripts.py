@@ -143,3 +143,24 @@ def test_bench_replay_quick_times_every_command_on_both_logs() -> None:
     assert len(rows) == 8, out
     assert {r[0] for r in rows} == {"as stored today", "with match_id index"}
     assert positive([float(x) for r in rows for x in r[2:]])
+
+
+def test_bench_rollout_quick_measures_every_part() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_rollout.py", "--quick", "--json"))
+    assert doc["kernel"] is True
+    assert set(doc["rollouts"]) == {f"{s}/{b}" for s in (2, 3, 4) for b in ("c", "python")}
+    for key, figures in doc["rollouts"].items():
+        for name in ("one_core_playouts_per_s", "two_cores_playouts_per_s"):
+            assert positive(figures[name]), (key, name)
+    analyze = doc["analyze"]
+    assert analyze["decisions"] > 0
+    assert analyze["moves"] > 0
+    assert positive([analyze["wall_s"], analyze["median_diff_se"]])
+    for seats in ("2", "3", "4"):
+        bot = doc["bot"][seats]
+        assert bot["decisions"] >= 1
+        assert positive([bot["median_ms_per_decision"], bot["mean_ms_per_move"]])
+    for figures in doc["strength"].values():
+        low, high = figures["ci95"]
+        assert low <= figures["mean_net_per_round"] <= high
+        assert figures["rounds"] == 2 * figures["deals"]

@@ -26,6 +26,8 @@ EXPECTED_RPCS = {
     "GetState": False,
     "WatchMatch": True,
     "Query": True,
+    "Analyze": False,
+    "AnalyzePosition": False,
 }
 
 # Paths inside FileDescriptorProto / DescriptorProto / ... (descriptor.proto field numbers).

@@ -294,3 +294,44 @@ def test_the_rollout_bot_takes_a_placement_that_wins_the_match() -> None:
         assert near.points_after(chosen) + score >= near.target
         return
     raise AssertionError("no decision with a scoring placement")
+
+
+# -- the states of one position ---------------------------------------------------------
+
+
+def test_states_made_from_the_first_equal_states_checked_in_full() -> None:
+    from service.engine.playout import BadPlayoutState, PlayoutState
+    from service.engine.rollout import _Determinizer
+    from service.engine.sampler import Sampler
+
+    for seats in (2, 3, 4):
+        for match in decisions(seats, 50 + seats, 3, variant="stubby"):
+            seen = view(match, match.turn)
+            sampler, make = Sampler(seen), _Determinizer(seen)
+            rng = random.Random(seats)
+            for _ in range(20):
+                state = make.state(sampler.sample(rng))
+                checked = PlayoutState(
+                    state.variant,
+                    state.seats,
+                    state.target,
+                    state.scores,
+                    state.placements,
+                    state.hands,
+                    state.boneyard,
+                    state.turn,
+                    state.drawn,
+                )
+                assert state == checked
+                assert state._packed == checked._packed
+                assert state.hands[match.turn] == seen.hand_mask
+            first = make.first
+            assert first is not None
+            hands = list(first.hands)
+            if first.boneyard:
+                other = (match.turn + 1) % seats
+                low = hands[other] & -hands[other]
+                with pytest.raises(BadPlayoutState):  # a tile from nowhere
+                    first.with_hidden(hands, (*first.boneyard[:-1], low.bit_length() - 1))
+            with pytest.raises(BadPlayoutState):
+                first.with_hidden([*hands[:-1], 0], first.boneyard)

@@ -106,7 +106,7 @@ class Table:
             scores=list(st.scores),
             viewer_seat=seat,
             leader=self.leader,
-            hand=list(st.viewer_tiles),
+            hand_tiles=list(st.viewer_tiles),
             actions=list(self.actions),
             own_draws=self.own_draws.get(seat, []),
             hand_sizes=list(st.hand_sizes),
@@ -254,8 +254,8 @@ def test_impossible_positions_are_invalid_with_the_part_at_fault(svc: Service) -
 
     twice = pb.AnalyzePositionRequest()
     twice.CopyFrom(good)
-    twice.hand[1].CopyFrom(twice.hand[0])
-    refused(twice, "hand", "twice")
+    twice.hand_tiles[1].CopyFrom(twice.hand_tiles[0])
+    refused(twice, "hand_tiles", "twice")
     sizes = pb.AnalyzePositionRequest()
     sizes.CopyFrom(good)
     sizes.hand_sizes[1 - seat] += 1
@@ -267,7 +267,7 @@ def test_impossible_positions_are_invalid_with_the_part_at_fault(svc: Service) -
     other = pb.AnalyzePositionRequest()
     other.CopyFrom(good)
     other.viewer_seat = 1 - seat
-    refused(other, "hand|hand_sizes|own_draws")  # the hand belongs to another seat
+    refused(other, "hand_tiles|hand_sizes|own_draws")  # the hand belongs to another seat
     over = pb.AnalyzePositionRequest()
     over.CopyFrom(good)
     over.scores[0] = over.target

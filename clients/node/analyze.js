@@ -55,7 +55,7 @@ function positionRequest(position, { rollouts, deadlineMs, seed, policy }) {
     scores: position.scores,
     viewer_seat: position.viewer_seat,
     leader: position.leader,
-    hand: position.hand.map(tile),
+    hand_tiles: position.hand.map(tile),
     actions: position.actions,
     own_draws: (position.own_draws || []).map(tile),
     hand_sizes: position.hand_sizes,
@@ -105,7 +105,7 @@ async function main() {
     return 0;
   } catch (err) {
     if (err.code === undefined) throw err;
-    const info = errorInfo(err); // e.g. reason ERROR_REASON_BAD_ARGUMENT, metadata.field "hand"
+    const info = errorInfo(err); // e.g. reason ERROR_REASON_BAD_ARGUMENT, metadata.field "hand_tiles"
     const where = info && info.metadata && info.metadata.field ? ` (field ${info.metadata.field})` : '';
     process.stderr.write(
       `analyze.js: ${statusName(err.code)} ${info ? info.reason : ''}${where}: ${err.details}\n`,

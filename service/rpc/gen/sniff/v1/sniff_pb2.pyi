@@ -660,14 +660,14 @@ class AnalyzeResponse(_message.Message):
     def __init__(self, moves: _Optional[_Iterable[_Union[MoveEquity, _Mapping]]] = ..., rollouts: _Optional[int] = ..., seed: _Optional[int] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ..., move_count: _Optional[int] = ...) -> None: ...
 
 class AnalyzePositionRequest(_message.Message):
-    __slots__ = ("variant", "seat_count", "target", "scores", "viewer_seat", "leader", "hand", "actions", "own_draws", "hand_sizes", "budget", "policy", "seed")
+    __slots__ = ("variant", "seat_count", "target", "scores", "viewer_seat", "leader", "hand_tiles", "actions", "own_draws", "hand_sizes", "budget", "policy", "seed")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
     LEADER_FIELD_NUMBER: _ClassVar[int]
-    HAND_FIELD_NUMBER: _ClassVar[int]
+    HAND_TILES_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     OWN_DRAWS_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
@@ -680,14 +680,14 @@ class AnalyzePositionRequest(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[int]
     viewer_seat: int
     leader: int
-    hand: _containers.RepeatedCompositeFieldContainer[Tile]
+    hand_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
     actions: _containers.RepeatedScalarFieldContainer[str]
     own_draws: _containers.RepeatedCompositeFieldContainer[Tile]
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
     budget: AnalysisBudget
     policy: PlayoutPolicy
     seed: int
-    def __init__(self, variant: _Optional[_Union[Variant, str]] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., viewer_seat: _Optional[int] = ..., leader: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., actions: _Optional[_Iterable[str]] = ..., own_draws: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., budget: _Optional[_Union[AnalysisBudget, _Mapping]] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ..., seed: _Optional[int] = ...) -> None: ...
+    def __init__(self, variant: _Optional[_Union[Variant, str]] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., viewer_seat: _Optional[int] = ..., leader: _Optional[int] = ..., hand_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., actions: _Optional[_Iterable[str]] = ..., own_draws: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., budget: _Optional[_Union[AnalysisBudget, _Mapping]] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class AnalyzePositionResponse(_message.Message):
     __slots__ = ("moves", "rollouts", "seed", "policy")
