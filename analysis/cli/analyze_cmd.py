@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from analysis.cli.errors import Misuse, first_line
-from analysis.cli.formats import render_table, write_csv, write_jsonl
-from analysis.cli.options import db_option, seed_option
+from analysis.cli.formats import render_table, write_csv, write_result
+from analysis.cli.options import db_option, result_format_option, seed_option
 from analysis.cli.params import HELP as PARAM_HELP
 from analysis.cli.params import PARAM
 
@@ -232,13 +232,7 @@ Example: sniff analysis "SELECT player, count(*) AS n, avg(loss) AS mean_lost,
     metavar="FILE",
     help="The analyses of this records file (default: those of --db).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "jsonl", "csv"]),
-    default="table",
-    show_default=True,
-)
+@result_format_option
 @db_option
 def analysis(
     sql: str, params: tuple[object, ...], records: str | None, fmt: str, db_path: str
@@ -254,9 +248,4 @@ def analysis(
         raise Misuse(str(e)) from None
     except duckdb.Error as e:
         raise click.ClickException(first_line(str(e))) from None
-    if fmt == "jsonl":
-        write_jsonl(sys.stdout, columns, rows)
-    elif fmt == "csv":
-        write_csv(sys.stdout, columns, rows)
-    else:
-        click.echo(render_table(columns, rows))
+    write_result(fmt, columns, rows, sys.stdout)

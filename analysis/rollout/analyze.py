@@ -80,6 +80,12 @@ class MoveRow:
     loss_se: float
     played: bool
 
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in MOVE_COLUMNS}
+
+
+MOVE_COLUMNS: Final = ("move", "rank", "equity", "se", "loss", "loss_se", "played")
+
 
 @dataclass(frozen=True, slots=True)
 class DecisionResult:
@@ -105,18 +111,7 @@ class DecisionResult:
 
     def to_json(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in DECISION_COLUMNS}
-        out["moves"] = [
-            {
-                "move": m.move,
-                "rank": m.rank,
-                "equity": m.equity,
-                "se": m.se,
-                "loss": m.loss,
-                "loss_se": m.loss_se,
-                "played": m.played,
-            }
-            for m in self.moves
-        ]
+        out["moves"] = [m.to_json() for m in self.moves]
         return out
 
 

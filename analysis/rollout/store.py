@@ -146,13 +146,7 @@ def _move_table(rows: Iterable[DecisionResult], settings: Settings) -> pa.Table:
             "round": r.round,
             "action": r.action,
             "seat": r.seat,
-            "move": m.move,
-            "rank": m.rank,
-            "equity": m.equity,
-            "se": m.se,
-            "loss": m.loss,
-            "loss_se": m.loss_se,
-            "played": m.played,
+            **m.to_json(),
             **common,
         }
         for r in rows
