@@ -103,7 +103,14 @@ def analyze(
     Example: sniff analyze 3f2a9c0d1e2b4a5c --rollouts 400 --format json
     Example: sniff analyze --records matches.jsonl --seat 0 --seed 7
     """
-    from analysis.rollout.analyze import Settings, analyse, count_decisions, players
+    from analysis.rollout.analyze import (
+        ERROR_SE,
+        LARGE_LOSS,
+        Settings,
+        analyse,
+        count_decisions,
+        players,
+    )
     from analysis.rollout.source import SourceError, specs_from_log, specs_from_records
     from analysis.rollout.store import store_root, write_results
 
@@ -143,8 +150,8 @@ def analyze(
                 "policy": policy,
                 "seed": seed,
                 "seat": seat,
-                "large_loss": 5.0,
-                "error_se": 2.0,
+                "large_loss": LARGE_LOSS,
+                "error_se": ERROR_SE,
             },
             "matches": [s.match_id for s in specs],
             "decisions": [r.to_json() for r in results],
