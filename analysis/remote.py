@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 
+from service.bounds import MAX_ANALYSIS_MILLIS, MAX_ANALYSIS_ROLLOUTS
 from service.engine import AMERICAN, BERNDT, BRITISH, STUBBY, Layout, Move, make_bot, points_for
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
@@ -62,13 +63,38 @@ def _layout_of(state: pb.MatchState) -> Layout:
     return layout
 
 
-class RemoteView:
-    """A seat's position as the service served it, for the engine's bots (`PlayerView`)."""
+Analyzer = Callable[[pb.AnalysisBudget, int], pb.AnalyzeResponse]
+"""Asks the service to analyse the seat's position (the Analyze RPC with its token)."""
 
-    def __init__(self, state: pb.MatchState, moves: Sequence[pb.Move]) -> None:
+
+class RemoteView:
+    """A seat's position as the service served it, for the engine's bots (`PlayerView`).
+
+    It holds no history of the round, so the `rollout` bot cannot sample from it
+    here: `ranked_moves` asks the service, which analyses the very same view
+    (the Analyze RPC with the seat's token)."""
+
+    def __init__(
+        self, state: pb.MatchState, moves: Sequence[pb.Move], analyzer: Analyzer | None = None
+    ) -> None:
         self._state = state
         self._moves = [Move.parse(m.notation) for m in moves]
         self._layout: Layout | None = None
+        self._analyzer = analyzer
+        self.target = state.target
+        self.own_score = state.scores[state.viewer_seat] if state.HasField("viewer_seat") else None
+
+    def ranked_moves(self, rollouts: int | None, millis: float | None, seed: int) -> list[Move]:
+        """The legal moves, best first, by the service's rollouts under this budget."""
+        if self._analyzer is None:
+            raise TypeError("this view was served without a way to ask for an analysis")
+        budget = pb.AnalysisBudget()
+        if rollouts is not None:
+            budget.rollouts = min(rollouts, MAX_ANALYSIS_ROLLOUTS)
+        if millis is not None:
+            budget.deadline_millis = max(1, min(round(millis), MAX_ANALYSIS_MILLIS))
+        reply = self._analyzer(budget, seed)
+        return [Move.parse(m.move.notation) for m in reply.moves]
 
     def legal_moves(self) -> list[Move]:
         return list(self._moves)
@@ -126,7 +152,13 @@ def play_remote_match(
                 pb.ListLegalMovesRequest(match_id=match_id, token=tokens[seat], seat=seat)
             ).moves
         )
-        move = players[seat].choose(RemoteView(state, moves))
+        token = tokens[seat]
+
+        def analyzer(budget: pb.AnalysisBudget, seed: int, token: str = token) -> Any:
+            request = pb.AnalyzeRequest(match_id=match_id, token=token, budget=budget, seed=seed)
+            return stub.Analyze(request)
+
+        move = players[seat].choose(RemoteView(state, moves, analyzer))
         reply = stub.ApplyMove(
             pb.ApplyMoveRequest(
                 match_id=match_id,

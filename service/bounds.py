@@ -166,3 +166,77 @@ def query(request: pb.QueryRequest) -> None:
     for i, p in enumerate(request.parameters):
         if p.WhichOneof("value") == "string_value" and len(p.string_value) > MAX_PARAMETER_LENGTH:
             raise _refuse(f"parameters[{i}]", f"longer than {MAX_PARAMETER_LENGTH:,} characters")
+
+
+# -- analyses ---------------------------------------------------------------------------
+
+MIN_ANALYSIS_ROLLOUTS: Final = 2
+"""A standard error needs two samples."""
+MAX_ANALYSIS_ROLLOUTS: Final = 10_000
+"""Samples per move: 10,000 on a decision of 10 moves is about a second of one core."""
+MAX_ANALYSIS_MILLIS: Final = 5_000
+"""The longest an analysis runs, whatever its budget or the caller's deadline."""
+MAX_POSITION_ACTIONS: Final = 120
+"""A round has at most 28 placements, 14 draws (2 seats) and a few passes per seat."""
+MIN_SCORE: Final = -1_000_000
+"""Scores may go below zero (RULES.md §7), but not without end."""
+
+
+def budget(msg: pb.AnalysisBudget, field: str = "budget") -> None:
+    if msg.HasField("rollouts") and not (
+        MIN_ANALYSIS_ROLLOUTS <= msg.rollouts <= MAX_ANALYSIS_ROLLOUTS
+    ):
+        raise _refuse(
+            f"{field}.rollouts",
+            f"{msg.rollouts} is out of range ({MIN_ANALYSIS_ROLLOUTS} to "
+            f"{MAX_ANALYSIS_ROLLOUTS:,})",
+        )
+    if msg.HasField("deadline_millis") and not 1 <= msg.deadline_millis <= MAX_ANALYSIS_MILLIS:
+        raise _refuse(
+            f"{field}.deadline_millis",
+            f"{msg.deadline_millis} is out of range (1 to {MAX_ANALYSIS_MILLIS:,} ms)",
+        )
+
+
+def policy(value: int, field: str = "policy") -> None:
+    if value not in pb.PlayoutPolicy.values():
+        raise _refuse(field, f"{value} is not a playout policy")
+
+
+def analyze(request: pb.AnalyzeRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+    budget(request.budget)
+    policy(request.policy)
+
+
+def analyze_position(request: pb.AnalyzePositionRequest) -> None:
+    variant(request.variant)
+    if request.seat_count not in (2, 3, 4):
+        raise _refuse("seat_count", f"{request.seat_count} (must be 2, 3 or 4)")
+    seats = request.seat_count
+    if request.HasField("target") and not MIN_TARGET <= request.target <= MAX_TARGET:
+        raise _refuse(
+            "target", f"{request.target} is out of range ({MIN_TARGET} to {MAX_TARGET:,})"
+        )
+    for name, values in (("scores", request.scores), ("hand_sizes", request.hand_sizes)):
+        if len(values) != seats:
+            raise _refuse(name, f"{len(values)} entries for {seats} seats (one per seat)")
+    for i, score in enumerate(request.scores):
+        if score < MIN_SCORE:
+            raise _refuse(f"scores[{i}]", f"{score} is below {MIN_SCORE:,}")
+    for i, size in enumerate(request.hand_sizes):
+        if size > MAX_SET_TILES:
+            raise _refuse(f"hand_sizes[{i}]", f"{size} tiles (at most {MAX_SET_TILES})")
+    for name, value in (("viewer_seat", request.viewer_seat), ("leader", request.leader)):
+        if value >= seats:
+            raise _refuse(name, f"{value} is not a seat of a {seats}-seat match")
+    for name, tiles in (("hand_tiles", request.hand_tiles), ("own_draws", request.own_draws)):
+        if len(tiles) > MAX_SET_TILES:
+            raise _refuse(name, f"{len(tiles)} tiles (at most {MAX_SET_TILES})")
+    if len(request.actions) > MAX_POSITION_ACTIONS:
+        raise _refuse("actions", f"{len(request.actions)} (at most {MAX_POSITION_ACTIONS})")
+    for i, text in enumerate(request.actions):
+        notation(text, f"actions[{i}]")
+    budget(request.budget)
+    policy(request.policy)

@@ -12,6 +12,7 @@ from service.engine import (
     Move,
     MoveKind,
     MoveNotationError,
+    NotationError,
     OpenSide,
     Phase,
     RoundEnd,
@@ -22,6 +23,8 @@ from service.engine import (
     TileNotationError,
     winning_seats,
 )
+from service.engine.rollout import Equities
+from service.engine.rules import TARGET
 from service.engine.tiles import TILES
 from service.engine.variants import VARIANTS, Orientation, Variant
 from service.hub import OBSERVER, ApplyOutcome, Logged, Proof
@@ -399,3 +402,59 @@ def deal_from_pb(msg: pb.Deal) -> Deal:
         tuple(tile_from_pb(t) for t in msg.boneyard_tiles),
         msg.leader,
     )
+
+
+# -- analyses -----------------------------------------------------------------------
+
+
+_POLICY_OF_PB = {
+    pb.PLAYOUT_POLICY_UNSPECIFIED: "greedy",
+    pb.PLAYOUT_POLICY_GREEDY: "greedy",
+    pb.PLAYOUT_POLICY_RANDOM: "random",
+}
+_POLICY_PB = {"greedy": pb.PLAYOUT_POLICY_GREEDY, "random": pb.PLAYOUT_POLICY_RANDOM}
+
+
+def policy_from_pb(value: int) -> str:
+    """The rollouts' policy a request names; unset is greedy. Bounds refuse other values."""
+    return _POLICY_OF_PB[value]
+
+
+def policy_pb(policy: str) -> int:
+    return _POLICY_PB[policy]
+
+
+def move_equities_pb(result: Equities) -> list[pb.MoveEquity]:
+    return [
+        pb.MoveEquity(
+            move=move_pb(e.move),
+            equity=e.equity,
+            standard_error=e.se,
+            loss=e.loss,
+            loss_standard_error=e.loss_se,
+        )
+        for e in result.moves
+    ]
+
+
+def position_from_pb(request: pb.AnalyzePositionRequest) -> dict[str, Any]:
+    """The seat's picture as plain values (tiles as numbers, actions in notation, each
+    parsed here so that a malformed one is refused before any work)."""
+    for i, text in enumerate(request.actions):
+        try:
+            Move.parse(text)
+        except NotationError as e:
+            raise MoveNotationError(f"actions[{i}]: {e}") from None
+    seats = request.seat_count
+    return {
+        "variant": variant_from_pb(request.variant).name,
+        "seats": seats,
+        "target": request.target if request.HasField("target") else TARGET[seats],
+        "scores": list(request.scores),
+        "viewer": request.viewer_seat,
+        "leader": request.leader,
+        "hand": [int(tile_from_pb(t, "hand_tiles")) for t in request.hand_tiles],
+        "actions": list(request.actions),
+        "own_draws": [int(tile_from_pb(t, "own_draws")) for t in request.own_draws],
+        "hand_sizes": list(request.hand_sizes),
+    }

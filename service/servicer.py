@@ -30,7 +30,20 @@ import grpc.aio
 import pyarrow as pa
 
 from service import bounds, convert
-from service.engine import IllegalMove, Layout, Move, MoveKind, NotationError, points_for
+from service.analyses import AnalysisPool, analyse_position, analyse_view
+from service.engine import (
+    IllegalMove,
+    Layout,
+    MatchOver,
+    Move,
+    MoveKind,
+    NoRoundInPlay,
+    NotationError,
+    NotYourTurn,
+    Phase,
+    points_for,
+)
+from service.engine.rollout import DEFAULT_ROLLOUTS
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -213,6 +226,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             initializer=_yield_cpu,
         )
         self._queries_running = 0
+        self._analyses = AnalysisPool()
         self.streams = _Streams()
         self._closing = False
 
@@ -246,6 +260,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         for wake in self.streams.wakes:
             wake.set()
         self._query_pool.shutdown(wait=False, cancel_futures=True)
+        self._analyses.close()
 
     # -- matches --
 
@@ -372,6 +387,60 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         bounds.match_token(request)
         v, choice, proof = await self._blocking(self.hub.state, request.match_id, request.token)
         return pb.GetStateResponse(state=convert.state_pb(request.match_id, v, choice, proof))
+
+    # -- analyses --
+
+    @_unary
+    async def Analyze(
+        self, request: pb.AnalyzeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AnalyzeResponse:
+        bounds.analyze(request)
+        v, _, _ = await self._blocking(self.hub.state, request.match_id, request.token)
+        if v.viewer is None:
+            raise Forbidden(
+                "an analysis is made from one seat's view: use the token of the seat to play"
+            )
+        if v.phase is Phase.OVER:
+            raise MatchOver("the match is over: there is nothing to analyse")
+        if v.phase is not Phase.PLAYING:
+            raise NoRoundInPlay("no round is in play: the next round must be dealt first")
+        if v.turn != v.viewer:
+            raise NotYourTurn(f"it is seat {v.turn}'s turn, not seat {v.viewer}'s")
+        rollouts, millis = _budget(request.budget, context)
+        policy = convert.policy_from_pb(request.policy)
+        seed = request.seed if request.HasField("seed") else 0
+        result = await self._analyses.run(analyse_view, v, rollouts, millis, policy, seed)
+        return pb.AnalyzeResponse(
+            moves=convert.move_equities_pb(result),
+            rollouts=result.rollouts,
+            seed=seed,
+            policy=convert.policy_pb(policy),
+            move_count=v.move_count,
+        )
+
+    @_unary
+    async def AnalyzePosition(
+        self, request: pb.AnalyzePositionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AnalyzePositionResponse:
+        bounds.analyze_position(request)
+        position = convert.position_from_pb(request)
+        rollouts, millis = _budget(request.budget, context)
+        policy = convert.policy_from_pb(request.policy)
+        seed = request.seed if request.HasField("seed") else 0
+        result = await self._analyses.run(
+            analyse_position,
+            **position,
+            rollouts=rollouts,
+            millis=millis,
+            policy=policy,
+            seed=seed,
+        )
+        return pb.AnalyzePositionResponse(
+            moves=convert.move_equities_pb(result),
+            rollouts=result.rollouts,
+            seed=seed,
+            policy=convert.policy_pb(policy),
+        )
 
     # -- streams --
 
@@ -580,6 +649,29 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
                     yield sink.take()
             writer.close()
             yield sink.take()
+
+
+def _budget(
+    budget: pb.AnalysisBudget, context: grpc.aio.ServicerContext
+) -> tuple[int | None, float]:
+    """Rollouts per move (None: as many as the time allows) and the time cap in ms: the
+    budget's deadline, the service's maximum and the caller's own deadline, whichever is
+    first. Neither rollouts nor a deadline: the default rollouts."""
+    rollouts: int | None = budget.rollouts if budget.HasField("rollouts") else None
+    millis = float(bounds.MAX_ANALYSIS_MILLIS)
+    if budget.HasField("deadline_millis"):
+        millis = min(millis, budget.deadline_millis)
+    elif rollouts is None:
+        rollouts = DEFAULT_ROLLOUTS
+    remaining = context.time_remaining()
+    if remaining is not None:
+        # Leave the reply time to travel; a caller with no time left still gets one batch.
+        millis = max(1.0, min(millis, remaining * 1000.0 - ANALYSIS_REPLY_MARGIN_MS))
+    return rollouts, millis
+
+
+ANALYSIS_REPLY_MARGIN_MS: Final = 100.0
+"""Of the caller's deadline, what an analysis leaves for its reply to reach the caller."""
 
 
 def _yield_cpu() -> None:

@@ -25,6 +25,9 @@ from service.engine import (
     RoundInPlay,
     UnexpectedOrientation,
 )
+from service.engine.position import ImpossiblePosition
+from service.engine.rollout import BadBudget
+from service.engine.sampler import ImpossibleView
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -55,6 +58,8 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.ABORTED, "ERROR_REASON_MOVE_COUNT_MISMATCH"
     if isinstance(exc, NotationError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE"
+    if isinstance(exc, ImpossiblePosition | ImpossibleView | BadBudget):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT"
     if isinstance(exc, BadDeal):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_DEAL"
     if isinstance(exc, MissingOrientation | UnexpectedOrientation):
@@ -114,6 +119,10 @@ def _message(exc: Exception) -> str:
     return text
 
 
+_POSITION_FIELDS = {"hand": "hand_tiles"}
+"""The AnalyzePositionRequest field of each part of a position the engine names otherwise."""
+
+
 def to_status(exc: Exception) -> grpc.Status:
     """The status for a known refusal; re-raises anything else (a bug, reported as INTERNAL)."""
     code, reason = _classify(exc)
@@ -122,6 +131,12 @@ def to_status(exc: Exception) -> grpc.Status:
         info.metadata["kind"] = exc.kind
     if isinstance(exc, BadArgument):
         info.metadata["field"] = exc.field
+    if isinstance(exc, ImpossiblePosition):
+        info.metadata["field"] = _POSITION_FIELDS.get(exc.field, exc.field)
+    if isinstance(exc, ImpossiblePosition | ImpossibleView):
+        info.metadata["kind"] = "impossible_position"
+    if isinstance(exc, BadBudget):
+        info.metadata["field"] = "budget"
     if isinstance(exc, LimitReached):
         info.metadata["limit"] = exc.limit
     if isinstance(exc, QueryTimedOut):
@@ -142,6 +157,9 @@ def invalid_argument(message: str, reason: str = "ERROR_REASON_UNSPECIFIED") -> 
 
 KNOWN_ERRORS: tuple[type[Exception], ...] = (
     BadArgument,
+    ImpossiblePosition,
+    ImpossibleView,
+    BadBudget,
     LimitReached,
     QueryTimedOut,
     MissingHouseKey,

@@ -181,3 +181,24 @@ def test_bench_service_quick_prints_its_figures() -> None:
 def test_bench_stats_quick_prints_its_figures(tmp_path: Path) -> None:
     out = run_script("bench_stats.py", "--quick", "--cache", str(tmp_path), timeout=300)
     assert re.search(r"^\s+300\s+[\d,]+\s+[\d,]+\s+\d+\s+\d+\.\d+ \(", out, re.MULTILINE), out
+
+
+def test_bench_rollout_quick_measures_every_part() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_rollout.py", "--quick", "--json"))
+    assert doc["kernel"] is True
+    assert set(doc["rollouts"]) == {f"{s}/{b}" for s in (2, 3, 4) for b in ("c", "python")}
+    for key, figures in doc["rollouts"].items():
+        for name in ("one_core_playouts_per_s", "two_cores_playouts_per_s"):
+            assert positive(figures[name]), (key, name)
+    analyze = doc["analyze"]
+    assert analyze["decisions"] > 0
+    assert analyze["moves"] > 0
+    assert positive([analyze["wall_s"], analyze["median_diff_se"]])
+    for seats in ("2", "3", "4"):
+        bot = doc["bot"][seats]
+        assert bot["decisions"] >= 1
+        assert positive([bot["median_ms_per_decision"], bot["mean_ms_per_move"]])
+    for figures in doc["strength"].values():
+        low, high = figures["ci95"]
+        assert low <= figures["mean_net_per_round"] <= high
+        assert figures["rounds"] == 2 * figures["deals"]

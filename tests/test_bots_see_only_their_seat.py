@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import random
 import types
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from service.engine import VARIANTS, Match, Move, Phase, SeatView, Tile, make_bot, play_match, view
 from service.engine.match import Deal, RoundLog
+from service.engine.rollout import RolloutBot
 
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 
@@ -33,8 +35,8 @@ class Spy:
 
     name = "spy"
 
-    def __init__(self, seed: int) -> None:
-        self.inner = make_bot("random", seed)
+    def __init__(self, seed: int, inner: Any = None) -> None:
+        self.inner = make_bot("random", seed) if inner is None else inner
         self.seen: list[tuple[SeatView, list[object]]] = []
 
     def choose(self, view: Any) -> Move:
@@ -47,8 +49,51 @@ class Spy:
 def test_a_bot_cannot_reach_another_hand_or_the_boneyard_through_its_argument(
     seats: int, variant: str
 ) -> None:
+    check_bots_see_their_seat(seats, variant, [Spy(s) for s in range(seats)])
+
+
+@pytest.mark.parametrize(("seats", "variant"), [(2, "american"), (3, "british"), (4, "stubby")])
+def test_the_rollout_bot_too_is_handed_only_its_seat_view(seats: int, variant: str) -> None:
+    spies = [Spy(s, RolloutBot(s, rollouts=8)) for s in range(seats)]
+    check_bots_see_their_seat(seats, variant, spies)
+
+
+def test_the_rollout_bot_chooses_the_same_whatever_the_tiles_it_cannot_see() -> None:
+    """Deals that differ only in a tile of seat 1's hand swapped with the boneyard's last tile:
+    seat 0's rollout bot makes the same choices while its views are the same."""
+    compared = 0
+    for seed in range(30):
+        tiles = [Tile(t) for t in range(28)]
+        random.Random(seed).shuffle(tiles)
+        hands = [tiles[:7], tiles[7:14]]
+        bone = tiles[14:]
+        one = Match(2, seed=1, deal=Deal(tuple(map(tuple, hands)), tuple(bone), 0))
+        two_hands = (tuple(hands[0]), (*hands[1][:-1], bone[-1]))
+        two = Match(2, seed=1, deal=Deal(two_hands, (*bone[:-1], hands[1][-1]), 0))
+        bots = [RolloutBot(7, rollouts=24), RolloutBot(7, rollouts=24)]
+        other = make_bot("greedy", 3)
+        while one.phase is Phase.PLAYING and two.phase is Phase.PLAYING:
+            seat = one.turn
+            seen = view(one, seat)
+            if seat == 0:
+                if view(two, 0) != seen:
+                    break
+                move = bots[0].choose(seen)
+                assert bots[1].choose(view(two, 0)) == move
+                compared += len(seen.legal) > 1
+            else:
+                move = other.choose(seen)
+                if move not in two.legal_moves():
+                    break  # seat 1 plays the tile it holds in one deal only
+            one.apply(move)
+            two.apply(move)
+        if compared >= 6:
+            return
+    raise AssertionError(f"only {compared} choices compared")
+
+
+def check_bots_see_their_seat(seats: int, variant: str, spies: list[Spy]) -> None:
     match = Match(seats, seed=seats * 31 + len(variant), variant=variant, round_limit=2)
-    spies = [Spy(s) for s in range(seats)]
     hidden_ids: set[int] = set()
     checked = 0
     while match.phase is not Phase.OVER:

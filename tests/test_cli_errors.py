@@ -223,7 +223,7 @@ def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str
 def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
     result = CliRunner().invoke(cli, [*path, "--help"])
     assert result.exit_code == 0
-    assert "Example: sniff " + path[-1] in result.output, result.output
+    assert "Example: sniff " + " ".join(path) in result.output, result.output
 
 
 def test_an_unexpected_exception_is_one_line_with_exit_70_not_a_traceback(

@@ -271,3 +271,78 @@ def test_the_sample_client_plays_each_variant(
     winner = None if end[0]["winner"] is None else int(end[0]["winner"])
     assert winner == result["winner"]
     assert json.loads(end[0]["scores"]) == result["scores"]
+
+
+# -- the engine as a service: AnalyzePosition from Node.js ------------------------------------
+
+ANALYZE = CLIENT_DIR / "analyze.js"
+
+
+def example_position() -> dict[str, Any]:
+    """The sample's built-in position, as the sample itself exports it."""
+    done = subprocess.run(
+        [
+            *node_command(ANALYZE)[:1],
+            "-e",
+            f"process.stdout.write(JSON.stringify(require({str(ANALYZE)!r}).EXAMPLE))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=True,
+    )
+    position: dict[str, Any] = json.loads(done.stdout)
+    return position
+
+
+def test_the_analyze_sample_ranks_a_position_with_no_match_on_the_server(
+    server: Running, stub: sniff_pb2_grpc.SniffServiceStub
+) -> None:
+    from service.engine import Move, Tile, variant_named
+    from service.engine.position import seat_position
+    from service.engine.rollout import equities
+
+    matches = query(stub, "SELECT count(*) AS n FROM events WHERE kind = 'match_created'")
+    done = run_client(server.address, "--rollouts", "300", "--seed", "5", script=ANALYZE)
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    assert reply["rollouts"] == 300
+    assert reply["seed"] == "5"
+    assert reply["policy"] == "PLAYOUT_POLICY_GREEDY"
+    # The same figures as the engine in this process, from the same picture of the round.
+    p = example_position()
+    seen = seat_position(
+        variant=variant_named(p["variant"]),
+        seats=p["seat_count"],
+        target=250,
+        scores=p["scores"],
+        viewer=p["viewer_seat"],
+        leader=p["leader"],
+        hand=[Tile.parse(t) for t in p["hand"]],
+        actions=[Move.parse(a) for a in p["actions"]],
+        own_draws=[Tile.parse(t) for t in p["own_draws"]],
+        hand_sizes=p["hand_sizes"],
+    )
+    expected = equities(seen, rollouts=300, seed=5)
+    assert [(m["move"], m["equity"], m["standard_error"]) for m in reply["moves"]] == [
+        (str(e.move), e.equity, e.se) for e in expected.moves
+    ]
+    # Stateless: the service holds no new match.
+    assert query(stub, "SELECT count(*) AS n FROM events WHERE kind = 'match_created'") == matches
+
+
+def test_the_analyze_sample_shows_why_a_position_is_refused(
+    server: Running, tmp_path: Path
+) -> None:
+    position = example_position()
+    position["hand_sizes"] = [5, 2]
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(position))
+    done = run_client(server.address, str(path), "--rollouts", "50", script=ANALYZE)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "INVALID_ARGUMENT ERROR_REASON_BAD_ARGUMENT (field hand_sizes)" in done.stderr
+    assert "do not add up" in done.stderr
+    done = run_client(server.address, "--rollouts", "0", script=ANALYZE)
+    assert done.returncode == 1
+    assert "(field budget.rollouts)" in done.stderr

@@ -27,6 +27,8 @@ EXPECTED_RPCS = {
     "WatchMatch": True,
     "Query": True,
     "ImportMatches": False,
+    "Analyze": False,
+    "AnalyzePosition": False,
 }
 CLIENT_STREAMING = {"ImportMatches"}
 """The RPCs a client streams to: an import's Arrow IPC, in chunks."""

@@ -133,6 +133,18 @@ def _check_seat_at_rest(
     assert set(tiles_in(scores)) <= allowed
     assert list(scores.scores) == list(truth.scores)
 
+    # An analysis answers the seat to play only, and with nothing it may not see.
+    request = pb.AnalyzeRequest(
+        match_id=match_id, token=token, budget=pb.AnalysisBudget(rollouts=2)
+    )
+    if truth.phase == pb.MATCH_PHASE_PLAYING and truth.turn == seat:
+        analysis = stub.Analyze(request, timeout=RPC_TIMEOUT)
+        assert set(tiles_in(analysis)) <= allowed
+        assert sorted(m.move.notation for m in analysis.moves) == sorted(observer_moves[seat])
+    else:
+        exc = rpc_error(stub.Analyze, request)
+        assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION
+
 
 def _check_observer(
     stub: Stub, created: pb.CreateMatchResponse, truth: pb.MatchState
@@ -370,6 +382,97 @@ def test_a_refusal_does_not_tell_a_seat_where_a_hidden_tile_is(svc: Service) -> 
         message = re.sub(rf"\b{a}-{b}\b", "TILE", exc.details() or "")
         answers.append((message, error_info(exc).SerializeToString(deterministic=True)))
     assert answers[0] == answers[1], answers
+
+
+def _twin_deals(seed: int) -> tuple[pb.Deal, pb.Deal]:
+    """Two deals that differ only in one tile of seat 1's hand swapped with the boneyard's
+    last tile: seat 0 cannot tell them apart until that tile shows."""
+    tiles = sorted(ALL_TILES)
+    random.Random(seed).shuffle(tiles)
+    hands, boneyard = [tiles[0:7], tiles[7:14]], tiles[14:]
+    other = [hands[0], [*hands[1][:-1], boneyard[-1]]]
+    other_bone = [*boneyard[:-1], hands[1][-1]]
+
+    def deal(hs: list[list[TileKey]], bone: list[TileKey]) -> pb.Deal:
+        return pb.Deal(
+            hands=[pb.Hand(tiles=[pb.Tile(low=a, high=b) for a, b in h]) for h in hs],
+            boneyard_tiles=[pb.Tile(low=a, high=b) for a, b in bone],
+            leader=0,
+        )
+
+    return deal(hands, boneyard), deal(other, other_bone)
+
+
+def test_analyze_answers_the_same_whatever_the_tiles_the_seat_cannot_see(svc: Service) -> None:
+    """Two matches identical from seat 0's view but not in its opponent's hand and the
+    boneyard: Analyze gives seat 0 the very same answer for the same seed."""
+    stub = svc.stub
+    compared = 0
+    for seed in range(20):
+        one_deal, two_deal = _twin_deals(seed)
+        matches = [
+            stub.CreateMatch(
+                pb.CreateMatchRequest(seat_count=2, seed=1, first_deal=d), timeout=RPC_TIMEOUT
+            )
+            for d in (one_deal, two_deal)
+        ]
+        rng = random.Random(seed)
+        for moves_made in range(60):
+            views = [state(stub, m.match_id, m.seat_tokens[0]) for m in matches]
+            if views[0].phase != pb.MATCH_PHASE_PLAYING or views[1].phase != pb.MATCH_PHASE_PLAYING:
+                break
+            for v in views:
+                # What differs between any two matches: their names and their proofs (the
+                # seed's commitment and the chain's head, made from different secrets).
+                for name in ("name", "match_id", "seed_commitment", "chain_head"):
+                    v.ClearField(name)
+            if views[0] != views[1]:
+                break  # the hidden difference came out
+            seat = views[0].turn
+            legal = [
+                [
+                    mv.notation
+                    for mv in stub.ListLegalMoves(
+                        pb.ListLegalMovesRequest(
+                            match_id=m.match_id, token=m.seat_tokens[seat], seat=seat
+                        ),
+                        timeout=RPC_TIMEOUT,
+                    ).moves
+                ]
+                for m in matches
+            ]
+            if seat == 0 and len(legal[0]) > 1:
+                replies = [
+                    stub.Analyze(
+                        pb.AnalyzeRequest(
+                            match_id=m.match_id,
+                            token=m.seat_tokens[0],
+                            budget=pb.AnalysisBudget(rollouts=40),
+                            seed=seed,
+                        ),
+                        timeout=RPC_TIMEOUT,
+                    )
+                    for m in matches
+                ]
+                assert replies[0] == replies[1]
+                compared += 1
+            move = legal[0][rng.randrange(len(legal[0]))]
+            if move not in legal[1]:
+                break
+            for m in matches:
+                stub.ApplyMove(
+                    pb.ApplyMoveRequest(
+                        match_id=m.match_id,
+                        token=m.seat_tokens[seat],
+                        seat=seat,
+                        notation=move,
+                        expected_move_count=moves_made,
+                    ),
+                    timeout=RPC_TIMEOUT,
+                )
+        if compared >= 4:
+            return
+    raise AssertionError(f"only {compared} analyses compared")
 
 
 # -- the Query RPC: no token, the whole log by design -----------------------------------------

@@ -87,6 +87,16 @@ def write_csv(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
     writer.writerows([cell_text(v) for v in row] for row in rows)
 
 
+def write_result(fmt: str, columns: Sequence[str], rows: Sequence[Row], out: TextIO) -> None:
+    """A result in the format asked for: `table` (for people), `jsonl` or `csv`."""
+    if fmt == "jsonl":
+        write_jsonl(out, columns, rows)
+    elif fmt == "csv":
+        write_csv(out, columns, rows)
+    else:
+        out.write(render_table(columns, rows) + "\n")
+
+
 def render_table(columns: Sequence[str], rows: Sequence[Row]) -> str:
     """Aligned columns for a person; NULL shown as NULL."""
     cells = [[cell_text(v, null="NULL") for v in row] for row in rows]

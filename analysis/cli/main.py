@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from analysis.cli.analyze_cmd import analysis, analyze
 from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
 from analysis.cli.export_cmd import export
@@ -79,3 +80,5 @@ cli.add_command(replay)
 cli.add_command(import_)
 cli.add_command(export)
 cli.add_command(stats)
+cli.add_command(analyze)
+cli.add_command(analysis)

@@ -117,6 +117,16 @@ round_limit_option = click.option(
 )
 
 
+result_format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "jsonl", "csv"]),
+    default="table",
+    show_default=True,
+    help="An aligned table for people, JSON Lines or CSV for programs.",
+)
+
+
 def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
     try:
         return parse_bots(value)

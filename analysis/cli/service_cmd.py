@@ -7,13 +7,14 @@ import sys
 import click
 
 from analysis.cli.errors import Misuse, check_port_free, first_line, startup_failure
-from analysis.cli.formats import render_table, write_csv, write_jsonl
+from analysis.cli.formats import write_result
 from analysis.cli.options import (
     DEMO_MATCHES_MAX,
     bots_option,
     check_seed_run,
     db_option,
     matches_option,
+    result_format_option,
     round_limit_option,
     seed_option,
     tls_ca_option,
@@ -210,14 +211,7 @@ Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --forma
 @click.command(help=_QUERY_HELP)
 @click.argument("sql")
 @click.option("-p", "--param", "params", multiple=True, type=PARAM, help=PARAM_HELP)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "jsonl", "csv"]),
-    default="table",
-    show_default=True,
-    help="An aligned table for people, JSON Lines or CSV for programs.",
-)
+@result_format_option
 @tls_ca_option
 @db_option
 def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
@@ -237,10 +231,4 @@ def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db
         raise click.ClickException(first_line(details or str(e))) from None
     columns = table.column_names
     rows = list(zip(*(column.to_pylist() for column in table.columns), strict=True))
-    out = sys.stdout
-    if fmt == "jsonl":
-        write_jsonl(out, columns, rows)
-    elif fmt == "csv":
-        write_csv(out, columns, rows)
-    else:
-        click.echo(render_table(columns, rows))
+    write_result(fmt, columns, rows, sys.stdout)

@@ -1,4 +1,5 @@
-"""Reference players: `random` (uniform over legal moves) and `greedy` (most immediate points).
+"""Players: `random` (uniform over legal moves), `greedy` (most immediate points) and
+`rollout` (determinized Monte Carlo rollouts, `rollout.py`).
 
 A bot sees what its seat may see and nothing more: it is handed the seat's
 `SeatView` (its own hand, the public layout and history), never the match,
@@ -75,15 +76,29 @@ def greedy_choice(
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
+def _rollout_bot(seed: int | None = None) -> Bot:
+    """The `rollout` bot (`rollout.py`), imported when first asked for: it brings the
+    sampler and the playout kernel, which the reference bots do not need."""
+    from service.engine.rollout import RolloutBot
+
+    return RolloutBot(seed)
+
+
+BOTS: dict[str, Callable[[int | None], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "rollout": _rollout_bot,
+}
+"""Every bot by name: a factory taking the bot's seed."""
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by its name (`random`, `greedy`)."""
+    """A bot by its name (`random`, `greedy`, `rollout`)."""
     try:
-        return BOTS[name](seed)
+        factory = BOTS[name]
     except KeyError:
         raise ValueError(f"no bot named {name!r} (one of {', '.join(BOTS)})") from None
+    return factory(seed)
 
 
 def parse_bots(text: str) -> tuple[str, ...]:

@@ -239,6 +239,43 @@ class PlayoutState:
             drawn,
         )
 
+    def with_hidden(self, hands: Sequence[int], boneyard: Sequence[int]) -> PlayoutState:
+        """This state with the hidden tiles placed otherwise: the same public facts (layout,
+        scores, turn, pending draw), other hands and boneyard order holding the same tiles.
+
+        The many states of one position (each a sampled deal of what one seat cannot see)
+        differ only there, so the full check of the first one covers the others but for
+        this: the same tiles in the same hand sizes and boneyard size, and a pending draw
+        still in the hand of the seat to play. Much cheaper than building them anew."""
+        hands = tuple(hands)
+        boneyard = tuple(boneyard)
+        tiles = 0
+        for t in boneyard:
+            tiles |= BIT[t]
+        for h in hands:
+            tiles |= h
+        mine = 0
+        for t in self.boneyard:
+            mine |= BIT[t]
+        for h in self.hands:
+            mine |= h
+        if (
+            tiles != mine
+            or len(boneyard) != len(self.boneyard)
+            or [h.bit_count() for h in hands] != [h.bit_count() for h in self.hands]
+            or (self.drawn >= 0 and not hands[self.turn] & BIT[self.drawn])
+        ):
+            raise BadPlayoutState("other hidden tiles must be the same tiles, in the same sizes")
+        state = object.__new__(PlayoutState)
+        for name in ("variant", "seats", "target", "scores", "placements", "turn", "drawn"):
+            object.__setattr__(state, name, getattr(self, name))
+        object.__setattr__(state, "hands", hands)
+        object.__setattr__(state, "boneyard", boneyard)
+        packed = list(self._packed)
+        packed[5], packed[6] = hands, boneyard
+        object.__setattr__(state, "_packed", tuple(packed))
+        return state
+
     def layout(self) -> Layout:
         """A fresh copy of the layout the placements build."""
         return _board_of(self.variant, self.placements).layout.copy()
@@ -668,8 +705,22 @@ def rollouts(
     if len({(s.seats, s.sides) for s in many}) != 1:
         raise ValueError("the states of one rollouts call must have the same number of seats")
     pols = _policies(policies, many[0].seats)
-    for state in many if first is not None else ():
-        _first(state, first)
+    if first is not None:
+        # States that agree on the layout and on what the seat to play holds have the same
+        # legal moves (the sampled states of one decision all do): check `first` once each.
+        checked: set[tuple[object, ...]] = set()
+        for state in many:
+            key = (
+                state.variant.name,
+                id(state._packed[4]),  # the layout's codes: one object per cached layout
+                state.turn,
+                state.hands[state.turn],
+                state.drawn,
+                bool(state.boneyard),
+            )
+            if key not in checked:
+                _first(state, first)
+                checked.add(key)
     if _backend(backend) == "python":
         return _python_rollouts(many, pols, seeds, first)
     gains, ends, winners, actions = _kernel.rollouts(

@@ -36,7 +36,7 @@ and then sampled by walking the same table.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
 from math import comb
@@ -195,6 +195,8 @@ class Sampler:
         self._capacities = tuple(c.capacity for c in classes)
         self._rest = view.boneyard_size
         self._ways = cache(self._ways_uncached)
+        self._steps: dict[tuple[int, int, int, Split], tuple[list[int], int]] = {}
+        self._own_dealt, self._bone = self._fixed()
         first = len(self._groups[0][2]) if self._groups else 0
         self.count = self._ways(0, 0, first, self._capacities)
         """How many assignments of tiles to hands and kept draws are consistent (not counting
@@ -244,11 +246,43 @@ class Sampler:
             total += comb(left, k) * self._ways(g, i + 1, left - k, after)
         return total
 
+    def _step(self, g: int, i: int, left: int, caps: Split) -> tuple[list[int], int]:
+        """The cumulative weights of how many of group g's `left` tiles class i takes, and
+        their total (computed once per state of the walk, then reused by every sample)."""
+        key = (g, i, left, caps)
+        step = self._steps.get(key)
+        if step is None:
+            cumulative = []
+            total = 0
+            for k in range(min(left, caps[i]) + 1):
+                after = (*caps[:i], caps[i] - k, *caps[i + 1 :])
+                total += comb(left, k) * self._ways(g, i + 1, left - k, after)
+                cumulative.append(total)
+            step = self._steps[key] = (cumulative, total)
+        return step
+
+    def _fixed(self) -> tuple[tuple[Tile, ...], list[Tile | None]]:
+        """What every sample shares: the viewer's dealt hand, and the drawn boneyard
+        positions whose tile the viewer knows (None where a class's tile goes)."""
+        view = self.view
+        history = self._history
+        viewer = view.viewer
+        own_placed = {
+            TILES[m.tile]
+            for m, s in zip(view.round_actions, history.seats_of, strict=True)
+            if s == viewer and m.tile is not None
+        }
+        own_dealt = (set(tiles_of(view.hand_mask)) | own_placed) - set(view.own_draws)
+        drawn_so_far = len(history.draw_tiles) + sum(len(c.positions) for c in history.classes)
+        bone: list[Tile | None] = [None] * drawn_so_far
+        for position, tile in history.draw_tiles.items():
+            bone[position] = tile
+        return tuple(sorted(own_dealt)), bone
+
     def sample(self, rng: random.Random) -> Deal:
         """One consistent original deal of the round, uniformly among all of them."""
         view = self.view
-        history = self._history
-        classes = history.classes
+        classes = self._history.classes
         members: list[list[Tile]] = [[] for _ in classes]
         rest: list[Tile] = []
         caps = self._capacities
@@ -259,56 +293,33 @@ class Sampler:
             for i in range(len(caps)):
                 if not fits[i] or not caps[i] or not left:
                     continue
-                weights = []
-                for k in range(min(left, caps[i]) + 1):
-                    after = (*caps[:i], caps[i] - k, *caps[i + 1 :])
-                    weights.append(comb(left, k) * self._ways(g, i + 1, left - k, after))
-                k = _choose(rng, weights)
-                members[i].extend(shuffled[:k])
-                shuffled = shuffled[k:]
-                left -= k
-                caps = (*caps[:i], caps[i] - k, *caps[i + 1 :])
+                cumulative, total = self._step(g, i, left, caps)
+                k = bisect_right(cumulative, rng.randrange(total))
+                if k:
+                    members[i].extend(shuffled[:k])
+                    shuffled = shuffled[k:]
+                    left -= k
+                    caps = (*caps[:i], caps[i] - k, *caps[i + 1 :])
             rest.extend(shuffled)
-        seats = view.seats
-        viewer = view.viewer
-        assert viewer is not None
-        hands: list[list[Tile]] = [[] for _ in range(seats)]
-        drawn_so_far = len(history.draw_tiles) + sum(len(c.positions) for c in classes)
-        bone: list[Tile | None] = [None] * drawn_so_far
-        for position, tile in history.draw_tiles.items():
-            bone[position] = tile
+        hands: list[tuple[Tile, ...]] = [()] * view.seats
+        bone = list(self._bone)
         for c, tiles in zip(classes, members, strict=True):
             if c.entry < 0:
-                hands[c.seat] = tiles
+                hands[c.seat] = tuple(sorted(tiles))
             else:
                 for position, tile in zip(c.positions, tiles, strict=True):
                     bone[position] = tile
-        own_placed = {
-            TILES[m.tile]
-            for m, s in zip(view.round_actions, history.seats_of, strict=True)
-            if s == viewer and m.tile is not None
-        }
-        own_dealt = (set(tiles_of(view.hand_mask)) | own_placed) - set(view.own_draws)
-        hands[viewer] = sorted(own_dealt)
+        assert view.viewer is not None
+        hands[view.viewer] = self._own_dealt
         rng.shuffle(rest)
         boneyard = [t for t in bone if t is not None] + rest
-        assert len(boneyard) == drawn_so_far + view.boneyard_size
-        return Deal(tuple(tuple(sorted(h)) for h in hands), tuple(boneyard), view.leader or 0)
+        assert len(boneyard) == len(bone) + view.boneyard_size
+        return Deal(tuple(hands), tuple(boneyard), view.leader or 0)
 
     def position(self, deal: Deal) -> Match:
         """The full position a sampled deal gives: a match at the view's round and scores,
         with the round's public actions replayed on the deal (raises if inconsistent)."""
         return position_of(self.view, deal)
-
-
-def _choose(rng: random.Random, weights: Sequence[int]) -> int:
-    """An index with probability proportional to its exact integer weight."""
-    r = rng.randrange(sum(weights))
-    for index, weight in enumerate(weights):
-        if r < weight:
-            return index
-        r -= weight
-    raise AssertionError("weights exhausted")
 
 
 def position_of(view: SeatView, deal: Deal) -> Match:

@@ -70,6 +70,12 @@ class MatchPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_PHASE_AWAITING_DEAL: _ClassVar[MatchPhase]
     MATCH_PHASE_PLAYING: _ClassVar[MatchPhase]
     MATCH_PHASE_OVER: _ClassVar[MatchPhase]
+
+class PlayoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PLAYOUT_POLICY_UNSPECIFIED: _ClassVar[PlayoutPolicy]
+    PLAYOUT_POLICY_GREEDY: _ClassVar[PlayoutPolicy]
+    PLAYOUT_POLICY_RANDOM: _ClassVar[PlayoutPolicy]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_MATCH_NOT_FOUND: ErrorReason
 ERROR_REASON_BAD_TOKEN: ErrorReason
@@ -112,6 +118,9 @@ MATCH_PHASE_UNSPECIFIED: MatchPhase
 MATCH_PHASE_AWAITING_DEAL: MatchPhase
 MATCH_PHASE_PLAYING: MatchPhase
 MATCH_PHASE_OVER: MatchPhase
+PLAYOUT_POLICY_UNSPECIFIED: PlayoutPolicy
+PLAYOUT_POLICY_GREEDY: PlayoutPolicy
+PLAYOUT_POLICY_RANDOM: PlayoutPolicy
 
 class Tile(_message.Message):
     __slots__ = ("low", "high")
@@ -651,3 +660,95 @@ class ImportMatchesResponse(_message.Message):
     present_match_ids: _containers.RepeatedScalarFieldContainer[str]
     events: int
     def __init__(self, imported_match_ids: _Optional[_Iterable[str]] = ..., present_match_ids: _Optional[_Iterable[str]] = ..., events: _Optional[int] = ...) -> None: ...
+
+class AnalysisBudget(_message.Message):
+    __slots__ = ("rollouts", "deadline_millis")
+    ROLLOUTS_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    rollouts: int
+    deadline_millis: int
+    def __init__(self, rollouts: _Optional[int] = ..., deadline_millis: _Optional[int] = ...) -> None: ...
+
+class MoveEquity(_message.Message):
+    __slots__ = ("move", "equity", "standard_error", "loss", "loss_standard_error")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    EQUITY_FIELD_NUMBER: _ClassVar[int]
+    STANDARD_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LOSS_FIELD_NUMBER: _ClassVar[int]
+    LOSS_STANDARD_ERROR_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    equity: float
+    standard_error: float
+    loss: float
+    loss_standard_error: float
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., equity: _Optional[float] = ..., standard_error: _Optional[float] = ..., loss: _Optional[float] = ..., loss_standard_error: _Optional[float] = ...) -> None: ...
+
+class AnalyzeRequest(_message.Message):
+    __slots__ = ("match_id", "token", "budget", "policy", "seed")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    budget: AnalysisBudget
+    policy: PlayoutPolicy
+    seed: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., budget: _Optional[_Union[AnalysisBudget, _Mapping]] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class AnalyzeResponse(_message.Message):
+    __slots__ = ("moves", "rollouts", "seed", "policy", "move_count")
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    moves: _containers.RepeatedCompositeFieldContainer[MoveEquity]
+    rollouts: int
+    seed: int
+    policy: PlayoutPolicy
+    move_count: int
+    def __init__(self, moves: _Optional[_Iterable[_Union[MoveEquity, _Mapping]]] = ..., rollouts: _Optional[int] = ..., seed: _Optional[int] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ..., move_count: _Optional[int] = ...) -> None: ...
+
+class AnalyzePositionRequest(_message.Message):
+    __slots__ = ("variant", "seat_count", "target", "scores", "viewer_seat", "leader", "hand_tiles", "actions", "own_draws", "hand_sizes", "budget", "policy", "seed")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    HAND_TILES_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    OWN_DRAWS_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    variant: Variant
+    seat_count: int
+    target: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    viewer_seat: int
+    leader: int
+    hand_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    own_draws: _containers.RepeatedCompositeFieldContainer[Tile]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    budget: AnalysisBudget
+    policy: PlayoutPolicy
+    seed: int
+    def __init__(self, variant: _Optional[_Union[Variant, str]] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., viewer_seat: _Optional[int] = ..., leader: _Optional[int] = ..., hand_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., actions: _Optional[_Iterable[str]] = ..., own_draws: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., budget: _Optional[_Union[AnalysisBudget, _Mapping]] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class AnalyzePositionResponse(_message.Message):
+    __slots__ = ("moves", "rollouts", "seed", "policy")
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    moves: _containers.RepeatedCompositeFieldContainer[MoveEquity]
+    rollouts: int
+    seed: int
+    policy: PlayoutPolicy
+    def __init__(self, moves: _Optional[_Iterable[_Union[MoveEquity, _Mapping]]] = ..., rollouts: _Optional[int] = ..., seed: _Optional[int] = ..., policy: _Optional[_Union[PlayoutPolicy, str]] = ...) -> None: ...

@@ -86,6 +86,16 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.FromString,
                 _registered_method=True)
+        self.Analyze = channel.unary_unary(
+                '/sniff.v1.SniffService/Analyze',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzeRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzeResponse.FromString,
+                _registered_method=True)
+        self.AnalyzePosition = channel.unary_unary(
+                '/sniff.v1.SniffService/AnalyzePosition',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
+                _registered_method=True)
 
 
 class SniffServiceServicer:
@@ -248,6 +258,56 @@ class SniffServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Analyze(self, request, context):
+        """Ranks the legal moves of the seat to play by their equity, estimated by
+        rollouts from what that seat sees of a live match.
+
+        The equity of a move is the expected round net result for the mover's
+        side from this decision to the end of the round, the move included: the
+        points its side scores for the rest of the round minus the deductions
+        taken from its hands at the round's end, minus the same for the other
+        side (with 3 seats, minus the mean of the two others). It is estimated
+        by playing the rest of the round many times (rollouts) with a built-in
+        policy, on deals of the hidden tiles (the other hands, the boneyard
+        order) sampled exactly and uniformly among those consistent with what
+        the seat has seen; every move is played out on the same samples and
+        seeds (common random numbers). The analysis sees only what the token may
+        see: its answer never depends on a hidden tile.
+
+        The token must be the seat token of the seat to play. The work runs off
+        the service's event loop in a pool of at most 2 worker processes at low
+        priority; at most 8 analyses are under way at once (RESOURCE_EXHAUSTED,
+        ERROR_REASON_LIMIT_REACHED, beyond). An analysis stops after 5 seconds,
+        or at the caller's deadline, whatever its budget. Errors:
+        INVALID_ARGUMENT (ERROR_REASON_BAD_ARGUMENT) for a budget out of bounds;
+        PERMISSION_DENIED for the observer token (an analysis is made from one
+        seat's view); FAILED_PRECONDITION (ERROR_REASON_NOT_YOUR_TURN,
+        ERROR_REASON_WRONG_PHASE) when the seat is not to play.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnalyzePosition(self, request, context):
+        """Ranks the legal moves of a position given as one seat sees it, with no
+        match on the service: the engine as a service, for bots in any
+        language. The position is the seat's hand, the tiles it drew this round,
+        the round's public actions in notation (a draw is `draw`, whoever drew),
+        every hand's size and the scores. The equity and its budget are those of
+        Analyze, with the same bounds. No token is needed.
+
+        Errors: INVALID_ARGUMENT (ERROR_REASON_BAD_ARGUMENT, the ErrorInfo
+        metadata `field` naming the part at fault and `kind` =
+        `impossible_position`) for a position no real round can show the seat: a
+        tile twice, actions that are not legal on the layout they build, hand
+        sizes that do not add up, scores at the target, another seat to play,
+        or no deal of the hidden tiles consistent with it; ERROR_REASON_MALFORMED_MOVE
+        for an action or tile that cannot be parsed; RESOURCE_EXHAUSTED as Analyze.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SniffServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -300,6 +360,16 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.ImportMatches,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.SerializeToString,
+            ),
+            'Analyze': grpc.unary_unary_rpc_method_handler(
+                    servicer.Analyze,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzeRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzeResponse.SerializeToString,
+            ),
+            'AnalyzePosition': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyzePosition,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -574,6 +644,60 @@ class SniffService:
             '/sniff.v1.SniffService/ImportMatches',
             sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Analyze(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/Analyze',
+            sniff_dot_v1_dot_sniff__pb2.AnalyzeRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.AnalyzeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzePosition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/AnalyzePosition',
+            sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,258 @@
+"""`sniff analyze` (per-move equity by rollouts) and `sniff analysis` (SQL over stored analyses)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from analysis.cli.errors import Misuse, first_line
+from analysis.cli.formats import render_table, write_csv, write_result
+from analysis.cli.options import db_option, result_format_option, seed_option
+from analysis.cli.params import HELP as PARAM_HELP
+from analysis.cli.params import PARAM
+
+ANALYZE_ROLLOUTS_MAX = 100_000
+"""Samples per move: 100,000 on a decision of 10 moves is a minute or so of one core."""
+WORKERS_MAX = 256
+
+
+@click.command()
+@click.argument("match_ids", metavar="[MATCH]...", nargs=-1)
+@click.option(
+    "--records",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Analyse the matches of a RECORD.md JSON Lines file instead of the log's.",
+)
+@click.option("--seat", type=click.IntRange(0, 3), default=None, help="Only this seat's decisions.")
+@click.option(
+    "--rollouts",
+    type=click.IntRange(2, ANALYZE_ROLLOUTS_MAX),
+    default=200,
+    show_default=True,
+    help=f"Sampled deals per legal move, 2 to {ANALYZE_ROLLOUTS_MAX:,} (every move is played "
+    "out on the same ones).",
+)
+@click.option(
+    "--bot",
+    "policy",
+    type=click.Choice(["greedy", "random"]),
+    default="greedy",
+    show_default=True,
+    help="The built-in bot that plays the rest of the round in every rollout, for every seat.",
+)
+@seed_option(0, "Seed of the rollouts; each decision's is derived from it and its place.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, WORKERS_MAX),
+    default=None,
+    help="Processes to use (default: every core). The results do not depend on it.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table: decisions and players for people; json: one document with every move's "
+    "equity; csv: one row a decision.",
+)
+@click.option(
+    "--store/--no-store",
+    default=True,
+    show_default=True,
+    help="Keep the results as Parquet under <db>.analysis/ (or <FILE>.analysis/).",
+)
+@db_option
+def analyze(
+    match_ids: tuple[str, ...],
+    records: str | None,
+    seat: int | None,
+    rollouts: int,
+    policy: str,
+    seed: int,
+    workers: int | None,
+    fmt: str,
+    store: bool,
+    db_path: str,
+) -> None:
+    """What each move was worth: equity by rollouts at every decision of a match.
+
+    A decision is a turn with more than one legal move. Each is analysed
+    from the mover's own view (its hand, the layout, the public history;
+    hidden tiles are sampled exactly from what it saw). The equity of a move
+    is the expected round net result for the mover's side from there on:
+    its points for the rest of the round minus its deductions, minus the
+    same for the other side (with 3 seats, the mean of the two others). Every
+    move is played out on the same sampled deals and seeds (common random
+    numbers), and each figure has its standard error.
+
+    For each decision: the best move, the equity lost by the move played, an
+    error flag (loss beyond 2 standard errors) and a large-loss flag (an
+    error losing more than 5 points); per player: decisions, total and mean
+    equity lost, error rate. Matches of the log must be over (their deals
+    are hidden while in play). Results are stored as Parquet beside the log
+    (query them with sniff analysis). Exit 2 for an unknown match, a match in
+    play, a record that does not replay.
+
+    \b
+    Example: sniff analyze 3f2a9c0d1e2b4a5c --rollouts 400 --format json
+    Example: sniff analyze --records matches.jsonl --seat 0 --seed 7
+    """
+    from analysis.rollout.analyze import (
+        ERROR_SE,
+        LARGE_LOSS,
+        Settings,
+        analyse,
+        count_decisions,
+        players,
+    )
+    from analysis.rollout.source import SourceError, specs_from_log, specs_from_records
+    from analysis.rollout.store import store_root, write_results
+
+    if bool(match_ids) == bool(records):
+        raise Misuse("name the matches of the log to analyse, or give --records FILE (not both)")
+    try:
+        if records is not None:
+            specs = specs_from_records(records)
+        else:
+            with _log_errors():
+                specs = specs_from_log(db_path, _unique(match_ids))
+    except SourceError as e:
+        raise Misuse(str(e)) from None
+    if seat is not None:
+        for spec in specs:
+            if seat >= spec.seats:
+                raise Misuse(
+                    f"--seat {seat}: match {spec.match_id} has seats 0 to {spec.seats - 1}"
+                )
+    settings = Settings(rollouts, policy, seed)
+    total = count_decisions(specs, seat)
+    with click.progressbar(
+        length=total, label="analysing decisions", file=sys.stderr, show_pos=True
+    ) as bar:
+        results = analyse(specs, settings, seat=seat, workers=workers, progress=bar.update)
+    if store:
+        root = store_root(records if records is not None else db_path)
+        try:
+            write_results(root, specs, results, settings, seat)
+        except OSError as e:
+            raise Misuse(f"cannot store the results under {root}: {e.strerror or e}") from None
+    summary = players(results)
+    if fmt == "json":
+        doc = {
+            "settings": {
+                "rollouts": rollouts,
+                "policy": policy,
+                "seed": seed,
+                "seat": seat,
+                "large_loss": LARGE_LOSS,
+                "error_se": ERROR_SE,
+            },
+            "matches": [s.match_id for s in specs],
+            "decisions": [r.to_json() for r in results],
+            "players": [p.to_json() for p in summary],
+        }
+        click.echo(json.dumps(doc))
+        return
+    from analysis.rollout.analyze import DECISION_COLUMNS
+
+    rows = [[getattr(r, c) for c in DECISION_COLUMNS] for r in results]
+    if fmt == "csv":
+        write_csv(sys.stdout, DECISION_COLUMNS, rows)
+        return
+    click.echo(
+        f"{len(results)} decisions of {len(specs)} match{'es' if len(specs) != 1 else ''}: "
+        f"{rollouts} rollouts a move, {policy} playouts, seed {seed}"
+    )
+    shown = [
+        [
+            r.match_id,
+            f"{r.round}.{r.action}",
+            r.seat,
+            r.played,
+            r.best,
+            f"{r.loss:.2f}",
+            f"{r.loss_se:.2f}",
+            "LARGE" if r.large else "error" if r.error else "",
+        ]
+        for r in results
+    ]
+    header = ["match", "round.action", "seat", "played", "best", "lost", "se", "flag"]
+    click.echo(render_table(header, shown))
+    click.echo(
+        render_table(
+            ["player", "decisions", "total lost", "mean lost", "errors", "error rate", "large"],
+            [
+                [
+                    p.player,
+                    p.decisions,
+                    f"{p.total_loss:.2f}",
+                    f"{p.mean_loss:.3f}",
+                    p.errors,
+                    f"{p.error_rate:.3f}",
+                    p.large,
+                ]
+                for p in summary
+            ],
+        )
+    )
+
+
+def _unique(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _log_errors() -> Any:
+    from analysis.cli.replay_cmd import _log_errors as reading_errors
+
+    return reading_errors()
+
+
+_ANALYSIS_HELP = """Run SQL over the analyses `sniff analyze` stored.
+
+Two views: `decisions` (one row a decision: match_id, seats, variant,
+round, action, move_number, seat, player, legal, played, best,
+played_equity, played_se, best_equity, best_se, loss, loss_se, error,
+large, decision_seed, rollouts, policy, seed) and `moves` (one row a legal
+move of each decision: match_id, round, action, seat, move, rank, equity,
+se, loss, loss_se, played, rollouts, policy, seed). docs/analysis.md
+describes each column.
+
+\b
+Example: sniff analysis "SELECT player, count(*) AS n, avg(loss) AS mean_lost,
+           avg(error::INT) AS error_rate FROM decisions WHERE rollouts = ?
+           GROUP BY player ORDER BY mean_lost" -p int:200
+"""
+
+
+@click.command(help=_ANALYSIS_HELP)
+@click.argument("sql")
+@click.option("-p", "--param", "params", multiple=True, type=PARAM, help=PARAM_HELP)
+@click.option(
+    "--records",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="The analyses of this records file (default: those of --db).",
+)
+@result_format_option
+@db_option
+def analysis(
+    sql: str, params: tuple[object, ...], records: str | None, fmt: str, db_path: str
+) -> None:
+    import duckdb
+
+    from analysis.rollout.store import NoAnalyses, query_analyses, store_root
+
+    root = store_root(records if records is not None else db_path)
+    try:
+        columns, rows = query_analyses(root, sql, params)
+    except NoAnalyses as e:
+        raise Misuse(str(e)) from None
+    except duckdb.Error as e:
+        raise click.ClickException(first_line(str(e))) from None
+    write_result(fmt, columns, rows, sys.stdout)
