@@ -12,12 +12,12 @@ secret, and its match commits to its seed and reveals it at the end.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from service.engine import ActionResult, Deal, Match, Move, Phase, make_bot, view
 from service.engine.rules import RULES_VERSION
 from service.hub import DEALING_VERSION
+from service.match_events import action_events, deal_event
 from service.storage import LogEvent
 from service.storage.chain import GENESIS, MatchSecrets, seal, sealed_rows
 from service.storage.events import EventRow
@@ -92,20 +92,7 @@ class EventRecorder:
 
     def dealt(self, *, explicit: bool) -> None:
         """Log the deal the match has just made (for a caller that deals the match itself)."""
-        match = self.match
-        log = match.history[-1]
-        event = LogEvent.round_dealt(
-            self.match_id,
-            len(self.events),
-            round=match.round_index,
-            hands=[[str(t) for t in h] for h in log.deal.hands],
-            boneyard=[str(t) for t in log.deal.boneyard],
-            leader=log.deal.leader,
-            leader_choice=log.leader_choice.value,
-        )
-        assert event.detail is not None
-        dealt_by = "request" if explicit else "seed"
-        self._log(replace(event, detail={**event.detail, "dealt_by": dealt_by}))
+        self._log(deal_event(self.match_id, len(self.events), self.match, explicit))
 
     def apply(self, move: Move | str) -> None:
         """Apply one action for the seat to play and log it (and any round or match end)."""
@@ -119,47 +106,17 @@ class EventRecorder:
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
         """Log an action the match has just applied (for a caller that applies it itself,
         such as an audit that goes on to import the record)."""
-        match = self.match
         self._log(
-            LogEvent.action(
+            *action_events(
                 self.match_id,
                 len(self.events),
-                round=round_index,
-                action_index=action_index,
-                seat=result.seat,
-                move=str(result.move),
-                drawn=None if result.drawn is None else str(result.drawn),
-                points=result.points,
-                ends_sum=result.ends_sum,
+                self.match,
+                result,
+                round_index,
+                action_index,
+                self.secrets.revealed_detail(),
             )
         )
-        end = result.round_end
-        if end is not None:
-            event = LogEvent.round_ended(
-                self.match_id,
-                len(self.events),
-                round=round_index,
-                end=end.kind.value,
-                finisher=end.finisher,
-                pips=end.pips,
-                deductions=end.deductions,
-                scores=end.scores,
-            )
-            assert event.detail is not None
-            hands = [[str(t) for t in match.hand(s)] for s in range(match.seats)]
-            self._log(replace(event, detail={**event.detail, "hands": hands}))
-        if match.phase is Phase.OVER:  # won, or ended at its round limit (winner None: a draw)
-            self._log(
-                LogEvent.match_ended(
-                    self.match_id,
-                    len(self.events),
-                    winner=match.winner,
-                    scores=match.seat_scores(),
-                    round_limit_reached=end is not None,
-                    rounds=len(match.history),
-                    **self.secrets.revealed_detail(),
-                )
-            )
 
 
 def bot_match_events(

@@ -56,6 +56,7 @@ from service.errors import (
     RecoveryError,
     StaleMoveCount,
 )
+from service.match_events import action_events, deal_event
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
 from service.storage.log import EventLog
@@ -300,29 +301,13 @@ class Hub:
             dealing=DEALING_VERSION,
             **live.secrets.created_detail(),
         )
-        events = live.seal([created, self._deal_event(live, 1, explicit)])
+        events = live.seal([created, deal_event(live.match_id, 1, live.match, explicit)])
         self.log.append(events)
         live.events.extend([Logged(e, 0) for e in events])
         with self._registry_lock:
             self._matches[match_id] = live
             self._in_play.add(match_id)
         return Created(match_id, seat_tokens, observer, match, live.secrets.commitment)
-
-    def _deal_event(self, live: LiveMatch, seq: int, explicit: bool) -> LogEvent:
-        log = live.match.history[-1]
-        event = LogEvent.round_dealt(
-            live.match_id,
-            seq,
-            round=live.match.round_index,
-            hands=[[NAMES[t] for t in h] for h in log.deal.hands],
-            boneyard=[NAMES[t] for t in log.deal.boneyard],
-            leader=log.deal.leader,
-            leader_choice=log.leader_choice.value,  # type: ignore[arg-type]
-        )
-        assert event.detail is not None
-        return replace(
-            event, detail={**event.detail, "dealt_by": "request" if explicit else "seed"}
-        )
 
     def deal(self, match_id: str, token: str, deal: Deal | None) -> tuple[int, int, LeaderChoice]:
         """Start the next round; an explicit deal needs the observer token."""
@@ -332,7 +317,9 @@ class Hub:
         with live.lock:
             match = live.match
             match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
-            (event,) = live.seal([self._deal_event(live, len(live.events), deal is not None)])
+            (event,) = live.seal(
+                [deal_event(live.match_id, len(live.events), live.match, deal is not None)]
+            )
             try:
                 self.log.append([event])
             except BaseException:
@@ -461,55 +448,19 @@ class Hub:
         live.outcomes.append((result.seat, str(move), outcome))
         return outcome
 
-    def _action_events(self, live: LiveMatch, outcome: ApplyOutcome) -> list[LogEvent]:
-        result = outcome.result
-        seq = len(live.events)
-        events = [
-            LogEvent.action(
-                live.match_id,
-                seq,
-                round=outcome.round_index,
-                action_index=outcome.action_index,
-                seat=result.seat,
-                move=str(result.move),
-                drawn=None if result.drawn is None else str(result.drawn),
-                points=result.points,
-                ends_sum=result.ends_sum,
-            )
-        ]
-        end = result.round_end
-        if end is not None:
-            event = LogEvent.round_ended(
-                live.match_id,
-                seq + 1,
-                round=outcome.round_index,
-                end=end.kind.value,  # type: ignore[arg-type]
-                finisher=end.finisher,
-                pips=end.pips,
-                deductions=end.deductions,
-                scores=end.scores,
-            )
-            assert event.detail is not None
-            assert outcome.remaining_hands is not None
-            hands = [[str(t) for t in h] for h in outcome.remaining_hands]
-            events.append(replace(event, detail={**event.detail, "hands": hands}))
-        if result.match_over:
-            match = live.match
-            reveal = (
-                {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
-            )
-            events.append(
-                LogEvent.match_ended(
-                    live.match_id,
-                    seq + len(events),
-                    winner=result.winner,
-                    scores=outcome.scores,
-                    round_limit_reached=result.round_end is not None,
-                    rounds=len(match.history),
-                    **reveal,
-                )
-            )
-        return events
+    @staticmethod
+    def _action_events(live: LiveMatch, outcome: ApplyOutcome) -> list[LogEvent]:
+        match = live.match
+        reveal = {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
+        return action_events(
+            live.match_id,
+            len(live.events),
+            match,
+            outcome.result,
+            outcome.round_index,
+            outcome.action_index,
+            reveal,
+        )
 
     # -- reading -----------------------------------------------------------
 

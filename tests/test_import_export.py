@@ -7,7 +7,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -194,15 +193,20 @@ def test_ctrl_c_during_an_import_leaves_nothing_written(tmp_path: Path) -> None:
     db = tmp_path / "log.duckdb"
     EventLog(db).close()
     proc = subprocess.Popen(
-        [SNIFF, "import", str(path), "--db", str(db), "--workers", "1"],
+        [SNIFF, "import", str(path), "--db", str(db), "--workers", "1", "--progress"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    # Interrupt once the import is under way (its progress bar has started), not while the
+    # interpreter is still starting, however slow the machine is.
+    assert proc.stderr is not None
+    first = proc.stderr.read(1)
+    assert first, "the import ended before it showed any progress"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, rest = proc.communicate(timeout=60)
+    err = first + rest
     assert proc.returncode == 2, (out, err)
     assert "interrupted: nothing was imported" in err
     assert "Traceback" not in err

@@ -1,0 +1,88 @@
+"""The event-log rows of what happens to a match: one builder for every writer.
+
+The service's hub, the in-process recorder of analyses and benchmarks
+(`analysis/match_events.py`), imports and simulations all log the same
+events for the same play, so each kind is built here once, from the engine's
+own values. Sealing them into the hash chain is the caller's business
+(`service/storage/chain.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from service.engine import ActionResult, Match
+from service.engine.tiles import NAMES
+from service.storage.events import LogEvent
+
+
+def deal_event(match_id: str, seq: int, match: Match, explicit: bool) -> LogEvent:
+    """The `round_dealt` event of the match's current round (just dealt)."""
+    log = match.history[-1]
+    event = LogEvent.round_dealt(
+        match_id,
+        seq,
+        round=match.round_index,
+        hands=[[NAMES[t] for t in h] for h in log.deal.hands],
+        boneyard=[NAMES[t] for t in log.deal.boneyard],
+        leader=log.deal.leader,
+        leader_choice=log.leader_choice.value,  # type: ignore[arg-type]
+    )
+    assert event.detail is not None
+    return replace(event, detail={**event.detail, "dealt_by": "request" if explicit else "seed"})
+
+
+def action_events(
+    match_id: str,
+    seq: int,
+    match: Match,
+    result: ActionResult,
+    round_index: int,
+    action_index: int,
+    reveal: Mapping[str, Any],
+) -> list[LogEvent]:
+    """The events of one action `match` has just applied: the action, the round's end with
+    every hand left, and the match's end with `reveal` (the secrets a finished match shows)."""
+    events = [
+        LogEvent.action(
+            match_id,
+            seq,
+            round=round_index,
+            action_index=action_index,
+            seat=result.seat,
+            move=str(result.move),
+            drawn=None if result.drawn is None else str(result.drawn),
+            points=result.points,
+            ends_sum=result.ends_sum,
+        )
+    ]
+    end = result.round_end
+    if end is not None:
+        event = LogEvent.round_ended(
+            match_id,
+            seq + 1,
+            round=round_index,
+            end=end.kind.value,  # type: ignore[arg-type]
+            finisher=end.finisher,
+            pips=end.pips,
+            deductions=end.deductions,
+            scores=end.scores,
+        )
+        assert event.detail is not None
+        hands = [[str(t) for t in match.hand(s)] for s in range(match.seats)]
+        events.append(replace(event, detail={**event.detail, "hands": hands}))
+    if result.match_over:
+        events.append(
+            LogEvent.match_ended(
+                match_id,
+                seq + len(events),
+                winner=result.winner,
+                scores=match.seat_scores(),
+                round_limit_reached=end is not None,
+                rounds=len(match.history),
+                **reveal,
+            )
+        )
+    return events
