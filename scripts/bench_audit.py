@@ -77,7 +77,8 @@ def build(records: Path, log: Path, matches: int) -> None:
     os.replace(tmp, log)
     print(
         f"built {matches:,} matches ({len(rows):,} events) in"
-        f" {played - began:.1f} s of play and {time.perf_counter() - played:.1f} s of writing"
+        f" {played - began:.1f} s of play and {time.perf_counter() - played:.1f} s of writing",
+        file=sys.stderr,
     )
 
 
