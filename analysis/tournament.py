@@ -50,7 +50,7 @@ from analysis.stats.tdist import t975
 from service.engine import Phase, make_bot, view
 from service.storage.events import EventRow, rows_to_arrow
 
-DEALS_MAX = 10_000
+DEALS_MAX = 5_000
 """Deals a tournament may have: its events are held in memory until the one transaction."""
 BOOTSTRAP = 200
 """Bootstrap resamples of the deals for the rating's interval."""

@@ -44,7 +44,7 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
     type=int,
     default=100,
     show_default=True,
-    help="Deals, each played once per rotation of the bots over the seats; 1 to 10,000.",
+    help="Deals, each played once per rotation of the bots over the seats; 1 to 5,000.",
 )
 @click.option(
     "--seats",
