@@ -90,7 +90,7 @@ def tournament(
     bot (i + r) mod k in rotation r), so every bot sits in every seat on
     every deal and the luck of the deal cancels. Every match goes into the
     event log in one transaction, source simulated with the tournament's id
-    as its run id (sniff stats --run ID selects them). Shows each bot's mean
+    as its run id (sniff stats sniff-timing --run ID). Shows each bot's mean
     net result a match (its side's score minus the others'), the head-to-head
     margins, with 95% intervals clustered by deal, and Bradley-Terry ratings
     on the Elo scale with a bootstrap interval over deals. Deterministic from
