@@ -48,6 +48,7 @@ from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
 from analysis.stats.tdist import t975
 from service.engine import Phase, make_bot, view
+from service.engine.rules import team_of
 from service.storage.events import EventRow, rows_to_arrow
 
 DEALS_MAX = 5_000
@@ -91,6 +92,15 @@ class Settings:
             raise ValueError(f"--seats must be 2, 3 or 4, not {self.seats}")
         if not 1 <= self.deals <= DEALS_MAX:
             raise ValueError(f"--deals must be 1 to {DEALS_MAX:,}, not {self.deals}")
+        for seated in rotations(self.bots, self.seats):
+            for bot in seated:
+                sides = {team_of(s, self.seats) for s, name in enumerate(seated) if name == bot}
+                if len(sides) > 1:
+                    raise ValueError(
+                        f"{len(self.bots)} bots at {self.seats} seats would seat {bot} on two "
+                        "sides of one match: give "
+                        + ("2 or 4 bots (partnerships)" if self.seats == 4 else "at least 3 bots")
+                    )
 
     @property
     def id(self) -> str:
@@ -276,21 +286,22 @@ def margin_values(matches: Sequence[Played], a: str, b: str) -> float | None:
 
 
 def pair_results(matches: Sequence[Played], bots: Sequence[str]) -> list[tuple[int, int, float]]:
-    """(i, j, score of bot i) for each match and each pair of bots on opposing sides: 1 a win
-    for i's side, 0 a loss, 0.5 a tie."""
+    """(i, j, score of bot i) for each match and each pair of bots on opposing sides (once
+    per pair of sides: partners playing one bot count once): 1 a win for i's side, 0 a
+    loss, 0.5 a tie."""
     index = {b: i for i, b in enumerate(bots)}
     out = []
     for m in matches:
-        side = {}
-        for s, name in enumerate(m.players):
-            side.setdefault(name, m.teams[s])
-        score = {m.teams[s]: m.scores[s] for s in range(len(m.teams))}
-        names = sorted(side, key=index.__getitem__)
-        for x, a in enumerate(names):
-            for b in names[x + 1 :]:
-                if side[a] == side[b]:
+        seats = sorted(range(len(m.players)), key=lambda s: (index[m.players[s]], s))
+        seen = set()
+        for x, s in enumerate(seats):
+            for t in seats[x + 1 :]:
+                a, b = m.players[s], m.players[t]
+                key = (a, b, m.teams[s], m.teams[t])
+                if a == b or m.teams[s] == m.teams[t] or key in seen:
                     continue
-                sa, sb = score[side[a]], score[side[b]]
+                seen.add(key)
+                sa, sb = m.scores[s], m.scores[t]
                 out.append((index[a], index[b], 1.0 if sa > sb else 0.0 if sa < sb else 0.5))
     return out
 

@@ -120,6 +120,8 @@ def test_deals_are_the_clusters() -> None:
     assert a["deals"] == 2
     assert a["mean"] == pytest.approx(5.0)  # deal 0: +20, deal 1: -10
     assert doc["head_to_head"][0]["mean"] == pytest.approx(5.0)
+    four = Played(0, 0, "m", ("a", "b", "a", "b"), (0, 1, 0, 1), (5, 9, 5, 9), 1, 10)
+    assert pair_results([four], ("a", "b")) == [(0, 1, 0.0)]  # partners count once
     three = _played(0, ("a", "b", "c"), (30, 0, 6))
     assert three.net(0) == 27.0
     assert three.net(1) == -18.0
@@ -153,6 +155,8 @@ def test_a_bot_that_always_wins_is_rated_higher() -> None:
         (["--deals", "0"], "--deals must be 1 to"),
         (["--deals", "1000000000"], "--deals must be 1 to"),
         (["--seed", str(2**64 - 1), "--deals", "2"], "largest seed"),
+        (["--bots", "greedy,random,rollout", "--seats", "4"], "2 or 4 bots"),
+        (["--seats", "3"], "at least 3 bots"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(
