@@ -21,6 +21,7 @@ from analysis.tournament import (
     report,
     rotations,
 )
+from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -171,3 +172,20 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
     assert len(err.strip().splitlines()) == 1
     assert message in err
     assert not db.exists()
+
+
+def test_a_tournament_goes_through_the_service_that_holds_the_log(
+    served: Served,  # noqa: F811 - the fixture of test_cli_service
+) -> None:
+    code, _, err = run(
+        "tournament", "--bots", "greedy,random", "--deals", "3", "--round-limit", "1",
+        "--workers", "1", "--db", str(served.db), "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "logged 6 matches" in err
+    code, out, _ = run(
+        "query", "--db", str(served.db), "--format", "csv",
+        "SELECT count(*) FROM match_settings_all WHERE source = 'simulated'",
+    )  # fmt: skip
+    assert code == 0
+    assert out.splitlines()[-1] == "6"
