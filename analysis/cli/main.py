@@ -19,6 +19,7 @@ from analysis.cli.recover_cmd import recover
 from analysis.cli.replay_cmd import matches, replay
 from analysis.cli.service_cmd import demo, query, serve
 from analysis.cli.stats_cmd import stats
+from analysis.cli.tournament_cmd import tournament
 
 try:
     from service.engine.playout import BACKEND as PLAYOUT_BACKEND
@@ -82,3 +83,4 @@ cli.add_command(export)
 cli.add_command(stats)
 cli.add_command(analyze)
 cli.add_command(analysis)
+cli.add_command(tournament)

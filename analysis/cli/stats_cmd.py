@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
-from analysis.cli.options import db_option
+from analysis.cli.options import db_option, progress_option, workers_option
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS, Filters
 from service.engine import VARIANTS
@@ -106,8 +106,11 @@ def _make_filters(
 
 
 @contextmanager
-def _store(db_path: str, records: str | None, facts_dir: str | None) -> Iterator[FactsStore]:
-    """The facts of the chosen input, replayed through the engine or read from Parquet."""
+def _store(
+    db_path: str, records: str | None, facts_dir: str | None, keep: list[Any] | None = None
+) -> Iterator[FactsStore]:
+    """The facts of the chosen input, replayed through the engine or read from Parquet; with
+    `keep`, the replayed matches are kept there too."""
     from analysis.stats.load import load_log, load_records_file
 
     ctx = click.get_current_context()
@@ -124,9 +127,9 @@ def _store(db_path: str, records: str | None, facts_dir: str | None) -> Iterator
         else:
             store = FactsStore.in_memory()
             if records is not None:
-                load_records_file(store, records)
+                load_records_file(store, records, keep)
             else:
-                load_log(store, db_path)
+                load_log(store, db_path, keep)
     except StatsError as e:
         raise Misuse(str(e)) from None
     try:
@@ -204,6 +207,35 @@ def stats() -> None:
 @click.option(
     "--rounds-facts", is_flag=True, help="Print STATS.md §1's round facts instead of the tables."
 )
+@click.option(
+    "--counterfactual",
+    is_flag=True,
+    help="Also estimate, at every Sniff decision, the rollout equity of the Sniff now minus "
+    "the best other move, shown beside each observed row (cf_ columns).",
+)
+@click.option(
+    "--rollouts",
+    type=click.IntRange(2, 10_000),
+    default=100,
+    show_default=True,
+    help="With --counterfactual: rollouts per legal move, 2 to 10,000.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**64 - 1),
+    default=0,
+    show_default=True,
+    help="With --counterfactual: the rollouts' seed (each decision's is derived from it).",
+)
+@click.option(
+    "--decisions",
+    "decisions_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --counterfactual: also write every decision's rollout comparison to this CSV.",
+)
+@workers_option
+@progress_option
 def sniff_timing_cmd(
     db_path: str,
     records: str | None,
@@ -218,6 +250,12 @@ def sniff_timing_cmd(
     fmt: str,
     plot: str | None,
     rounds_facts: bool,
+    counterfactual: bool,
+    rollouts: int,
+    seed: int,
+    decisions_out: str | None,
+    workers: int | None,
+    progress: bool,
 ) -> None:
     """The observed Sniff-timing value by bucket and the holding value by outcome (STATS.md).
 
@@ -226,14 +264,32 @@ def sniff_timing_cmd(
     (exit 2), never an empty table. See docs/statistics.md for what each
     number means.
 
+    With --counterfactual, every Sniff decision's position is replayed and
+    the Sniff now is compared with the best other move by rollouts from the
+    mover's view (common random numbers); each row gets the mean gain over
+    its decisions (cf_gain, 95% interval clustered by round) and how often
+    the logged choice was the rollouts' best (cf_agree).
+
     Example: sniff stats sniff-timing --records m.jsonl --seats 4 --format csv
+
+    Example: sniff stats sniff-timing --records m.jsonl --counterfactual --rollouts 200
     """
     from analysis.stats import timing
 
     filters = _make_filters(seats, variant, bots, simulated, served, imported, run)
     if rounds_facts and plot is not None:
         raise Misuse("--plot draws the tables, not --rounds-facts: use one of them")
-    with _store(db_path, records, facts_dir) as store:
+    if counterfactual and (facts_dir is not None or rounds_facts):
+        raise Misuse(
+            "--counterfactual replays the matches' positions: give --db or --records "
+            "(not --facts), without --rounds-facts"
+        )
+    if decisions_out is not None and not counterfactual:
+        raise Misuse("--decisions lists the --counterfactual decisions: add --counterfactual")
+    kept: list[Any] | None = [] if counterfactual else None
+    cf_rows: list[dict[str, Any]] | None = None
+    cf_cells: dict[Any, Any] = {}
+    with _store(db_path, records, facts_dir, kept) as store:
         try:
             if rounds_facts:
                 selection, facts = timing.rounds_facts(store, filters)
@@ -242,6 +298,10 @@ def sniff_timing_cmd(
                 selection = result.selection
         except StatsError as e:
             raise Misuse(str(e)) from None
+        if counterfactual:
+            cf_rows, cf_cells = _counterfactual(
+                store, kept or [], result.rows, rollouts, seed, workers, progress, decisions_out
+            )
     if rounds_facts:
         if fmt == "table":
             headers = list(ROUND_FACT_COLUMNS)
@@ -254,9 +314,14 @@ def sniff_timing_cmd(
     if plot is not None:
         from analysis.stats.plot import plot_timing
 
-        _plot(plot, lambda path: plot_timing(result.rows, path, filters.describe()))
+        _plot(plot, lambda path: plot_timing(result.rows, path, filters.describe(), cf_cells))
     if fmt != "table":
-        _write_long([c.as_dict() for c in result.rows], COLUMNS, fmt)
+        if cf_rows is not None:
+            from analysis.stats.counterfactual import CF_COLUMNS
+
+            _write_long(cf_rows, (*COLUMNS, *CF_COLUMNS), fmt)
+        else:
+            _write_long([c.as_dict() for c in result.rows], COLUMNS, fmt)
         return
     click.echo(_selection_line(selection))
     for statistic, title in (
@@ -283,7 +348,62 @@ def sniff_timing_cmd(
                 for c in rows
             ]
             headers = ["factor", "level", "cell", "n", "rounds", "mean", "ci_low", "ci_high"]
-            click.echo(render_table(headers, cells, {3, 4, 5, 6, 7}))
+            if cf_rows is not None:
+                headers += ["cf_n", "cf_gain", "cf_low", "cf_high", "agree"]
+                for cell, c in zip(cells, rows, strict=True):
+                    cf = cf_cells.get((c.statistic, c.seats, c.factor, c.level, c.cell))
+                    cell += (
+                        ["", "", "", "", ""]
+                        if cf is None
+                        else [
+                            str(cf.n),
+                            _number(cf.gain),
+                            _number(cf.ci_low),
+                            _number(cf.ci_high),
+                            f"{cf.agree:.0%}",
+                        ]
+                    )
+            click.echo(render_table(headers, cells, set(range(3, len(headers)))))
+    if cf_rows is not None:
+        click.echo(
+            "\ncf_: rollout equity of the Sniff now minus the best other move at the row's "
+            "decisions (timing rows: every decision at that bucket), mean and 95% interval "
+            "clustered by round; agree: the logged choice was the rollouts' best"
+        )
+
+
+def _counterfactual(
+    store: FactsStore,
+    kept: list[Any],
+    rows: Sequence[Any],
+    rollouts: int,
+    seed: int,
+    workers: int | None,
+    progress: bool,
+    decisions_out: str | None,
+) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
+    """The observed rows with their counterfactual columns, and the cells by row key."""
+    from analysis.cli.audit_cmd import _Progress
+    from analysis.parallel import default_workers
+    from analysis.stats.counterfactual import DECISION_COLUMNS, cf_cells, gains_of, with_cf
+
+    bar = _Progress(progress, "rollouts")
+    bar.start(max(1, -(-len(kept) // 4)))
+    try:
+        gains = gains_of(store, kept, rollouts, seed, workers or default_workers(), bar.update)
+    finally:
+        bar.finish()
+    cells, decisions = cf_cells(store, gains)
+    if decisions_out is not None:
+        try:
+            with open(decisions_out, "w", newline="", encoding="utf-8") as f:
+                writer = csv.writer(f, lineterminator="\n")
+                writer.writerow(DECISION_COLUMNS)
+                for d in decisions:
+                    writer.writerow([_text(d[c]) for c in DECISION_COLUMNS])
+        except OSError as e:
+            raise Misuse(f"cannot write {decisions_out}: {e.strerror or e}") from None
+    return with_cf(rows, cells), cells
 
 
 def _selection_line(selection: Any) -> str:

@@ -40,11 +40,17 @@ Replayed = tuple[Match, str, Sequence[str] | None, str, str | None]
 """A replayed match with its id, players, source and run: `facts_rows`'s arguments."""
 
 
-def _add_all(store: FactsStore, matches: Iterable[Replayed]) -> int:
-    """Add the facts of every match, in batches; the number of matches."""
+def _add_all(
+    store: FactsStore, matches: Iterable[Replayed], keep: list[Replayed] | None = None
+) -> int:
+    """Add the facts of every match, in batches; the number of matches. With `keep`, the
+    replayed matches are also kept there (for analyses that replay them again)."""
     rows = _new_rows()
     count = 0
-    for match, match_id, players, source, run in matches:
+    for replayed in matches:
+        match, match_id, players, source, run = replayed
+        if keep is not None:
+            keep.append(replayed)
         facts_rows(match, match_id, players, source, run, out=rows)
         count += 1
         if count % BATCH == 0:
@@ -54,14 +60,19 @@ def _add_all(store: FactsStore, matches: Iterable[Replayed]) -> int:
     return count
 
 
-def load_records(store: FactsStore, lines: Iterable[str], name: str = "records") -> int:
+def load_records(
+    store: FactsStore,
+    lines: Iterable[str],
+    name: str = "records",
+    keep: list[Replayed] | None = None,
+) -> int:
     """Replay each RECORD.md record (JSON Lines) and add its facts; players from the record.
 
     Records are read as imported matches. Any line that is not a lawful record stops the
     load with a `StatsError` naming the line: statistics over a file with a bad record
     would silently leave a match out.
     """
-    return _add_all(store, _replayed_records(lines, name))
+    return _add_all(store, _replayed_records(lines, name), keep)
 
 
 def _replayed_records(lines: Iterable[str], name: str) -> Iterator[Replayed]:
@@ -84,17 +95,19 @@ def _replayed_records(lines: Iterable[str], name: str) -> Iterator[Replayed]:
         yield match, match_id, record.players, "imported", None
 
 
-def load_records_file(store: FactsStore, path: str | Path) -> int:
+def load_records_file(
+    store: FactsStore, path: str | Path, keep: list[Replayed] | None = None
+) -> int:
     try:
         with open(path, encoding="utf-8-sig") as f:
-            return load_records(store, f, str(path))
+            return load_records(store, f, str(path), keep)
     except OSError as e:
         raise StatsError(f"cannot read {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise StatsError(f"{path} is not UTF-8 text (RECORD.md JSON Lines)") from None
 
 
-def load_log(store: FactsStore, db_path: str | Path) -> int:
+def load_log(store: FactsStore, db_path: str | Path, keep: list[Replayed] | None = None) -> int:
     """Replay every finished match of the event log (through `analysis.logquery`, so also
     while a service holds the file) and add its facts.
 
@@ -110,7 +123,7 @@ def load_log(store: FactsStore, db_path: str | Path) -> int:
     except Exception as e:  # a gRPC refusal from a service holding the file
         details = getattr(e, "details", None)
         raise StatsError(details() if callable(details) else str(e)) from None
-    return _add_all(store, _replayed_log(table.to_pylist(), str(db_path)))
+    return _add_all(store, _replayed_log(table.to_pylist(), str(db_path)), keep)
 
 
 def _replayed_log(rows: list[dict[str, Any]], db_path: str) -> Iterator[Replayed]:
@@ -168,5 +181,5 @@ def _replay_events(
         match,
         players if isinstance(players, list) and len(players) == match.seats else None,
         source if source in SOURCES else "served",
-        settings.get("run"),
+        settings.get("run_id", settings.get("run")),  # the log's run_id column
     )

@@ -6,7 +6,7 @@ works without it and a missing install is reported where a plot is asked for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analysis.stats.timing import BUCKETS, Cell
@@ -27,8 +27,12 @@ def _pyplot() -> Any:
     return plt
 
 
-def plot_timing(rows: Sequence[Cell], path: str, subtitle: str) -> None:
-    """The observed timing value by bucket with its 95% intervals, one panel per seat count."""
+def plot_timing(
+    rows: Sequence[Cell], path: str, subtitle: str, cf: Mapping[Any, Any] | None = None
+) -> None:
+    """The observed timing value by bucket with its 95% intervals, one panel per seat count;
+    with `cf` (analysis.stats.counterfactual's cells), the rollout gain of the Sniff now
+    beside each bucket."""
     plt = _pyplot()
     panels = [
         s
@@ -52,15 +56,28 @@ def plot_timing(rows: Sequence[Cell], path: str, subtitle: str) -> None:
         colours = ["#7f7f7f" if b == "none" else "#1f5fa8" for b in buckets]
         for x, m, lo, hi, colour in zip(xs, means, low, high, colours, strict=True):
             ax.errorbar([x], [m], yerr=[[lo], [hi]], fmt="o", color=colour, capsize=4, lw=1.5)
+        for x, b in zip(xs, buckets, strict=True):
+            g = (cf or {}).get(("timing", seats, "all", "all", b))
+            if g is None:
+                continue
+            lo = g.gain - (g.ci_low if g.ci_low is not None else g.gain)
+            hi = (g.ci_high if g.ci_high is not None else g.gain) - g.gain
+            ax.errorbar(
+                [x + 0.25], [g.gain], yerr=[[lo], [hi]], fmt="s", color="#d9822b", capsize=4,
+                lw=1.5, label="rollouts: Sniff now - best other move" if x == 0 else None,
+            )  # fmt: skip
+        if cf:
+            ax.legend(fontsize=7, loc="best")
         ax.axhline(0, color="black", lw=0.8)
         ax.set_xticks(list(xs), [f"{b}\nn={cells[b].n:,}" for b in buckets], fontsize=8)
         ax.set_title(f"{seats} seats")
         ax.set_xlabel("placement index of the Sniff (bucket), rounds")
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("value of the round for the maker's side (points)")
+    what = "\nsquares: rollouts, Sniff now minus best other move" if cf else ""
     fig.suptitle(
         f"Observed Sniff-timing value by bucket, mean and 95% t interval\n({subtitle}; "
-        "'none': rounds without a Sniff, leader's side)",
+        f"'none': rounds without a Sniff, leader's side){what}",
         fontsize=10,
     )
     fig.tight_layout()
