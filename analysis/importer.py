@@ -37,6 +37,8 @@ from service.storage.events import DETAIL, HASH, EventRow, LogEvent, rows_to_arr
 
 ID_DOMAIN = b"sniff/import/v1\x00"
 LINES_PER_CHUNK = 64
+LOAD_EVENTS = 100_000
+"""Events handed to `prepare`'s `load` at once: fewer, larger inserts cost less."""
 
 
 def imported_match_id(record: object) -> str:
@@ -288,6 +290,7 @@ def prepare(
     seen: set[str] = set()
     out = Batch([], [])
     clean = True
+    waiting: list[pa.Table] = []
     for done in ordered_map(_prepare_chunk, chunks, workers, preload=(__name__,)):
         start = 0
         spans: list[tuple[int, int]] = []
@@ -311,12 +314,19 @@ def prepare(
             tables = [done.table.slice(*span) for span in spans]
         if load is None:
             out.tables += tables
-        elif tables and (clean or skip_bad):
-            table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
-            if table.num_rows:
-                load(table)
+        elif clean or skip_bad:
+            waiting += tables
+            if sum(t.num_rows for t in waiting) >= LOAD_EVENTS:
+                load(pa.concat_tables(waiting))
+                waiting = []
+        else:
+            waiting = []  # the file will not go in
         if progress is not None:
             progress(done.size)
+    if load is not None and waiting and (clean or skip_bad):
+        table = pa.concat_tables(waiting)
+        if table.num_rows:
+            load(table)
     return out
 
 

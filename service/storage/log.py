@@ -150,9 +150,14 @@ class ImportLoad:
     """The open transaction of an import (`EventLog.importing`): parts go in as they come."""
 
     def __init__(
-        self, cursor: duckdb.DuckDBPyConnection, stamp: pa.Scalar, known: set[str]
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        reader: duckdb.DuckDBPyConnection,
+        stamp: pa.Scalar,
+        known: set[str],
     ) -> None:
         self._cursor = cursor
+        self._reader = reader
         self._stamp = stamp
         self._known = known
         self.imported: list[str] = []
@@ -169,7 +174,7 @@ class ImportLoad:
             return
         present = {
             str(m)
-            for (m,) in self._cursor.execute(
+            for (m,) in self._reader.execute(
                 _sql.query("known_matches"), {"match_ids": ids}
             ).fetchall()
         } | (self._known & set(ids))
@@ -603,22 +608,25 @@ class EventLog(ReadAccess):
             if self._backlog:
                 raise _failure("the event log could not load its journal", self._load_error)
             cursor = self._wcur
-            cursor.execute("BEGIN TRANSACTION")
-            load = ImportLoad(cursor, stamp, self._known)
-            try:
-                yield load
-                if load.discarded:
-                    cursor.execute("ROLLBACK")
-                    return
+            # The log's own matches are looked up outside the transaction (in what is
+            # committed), so each part's lookup does not scan the parts before it.
+            with ReadAccess._cursor(self) as reader:
+                cursor.execute("BEGIN TRANSACTION")
+                load = ImportLoad(cursor, reader, stamp, self._known)
                 try:
-                    with owner_only():
-                        cursor.execute("COMMIT")
-                except _INSERT_ERRORS as exc:
-                    raise _failure("the event log could not import the matches", exc) from exc
-            except BaseException:
-                with suppress(duckdb.Error):
-                    cursor.execute("ROLLBACK")
-                raise
+                    yield load
+                    if load.discarded:
+                        cursor.execute("ROLLBACK")
+                        return
+                    try:
+                        with owner_only():
+                            cursor.execute("COMMIT")
+                    except _INSERT_ERRORS as exc:
+                        raise _failure("the event log could not import the matches", exc) from exc
+                except BaseException:
+                    with suppress(duckdb.Error):
+                        cursor.execute("ROLLBACK")
+                    raise
             self._known.update(load.imported)
 
     @contextmanager
