@@ -31,6 +31,7 @@ from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
 from service.engine import ActionResult, MatchRecord
+from service.engine.tiles import NAMES
 from service.match_events import action_events, deal_event
 from service.storage.chain import CHAIN_DOMAIN, GENESIS, MatchSecrets, canonical
 from service.storage.events import DETAIL, HASH, EventRow, LogEvent, rows_to_arrow, to_rows
@@ -106,8 +107,8 @@ class ImportRecorder(EventRecorder):
                 )
             )
             return
-        move = str(result.move)
-        drawn = None if result.drawn is None else str(result.drawn)
+        move = result.move.text
+        drawn = None if result.drawn is None else NAMES[result.drawn]
         seat, points, ends_sum = result.seat, result.points, result.ends_sum
         content = (
             f'{{"action_index":{action_index},"detail":null,'

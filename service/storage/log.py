@@ -747,14 +747,36 @@ def _table_rows(table: pa.Table) -> list[EventRow]:
     return list(zip(*columns, strict=True))
 
 
-_TYPED_KINDS: Final = pa.array(["match_created", "round_dealt", "match_ended"], pa.string())
+_TYPED_KINDS: Final = pa.array(["match_created", "match_ended"], pa.string())
+
+
+def _explicit_deals(table: pa.Table) -> list[str]:
+    """`explicitly_dealt` of a table's rows, reading one candidate deal a match: a match
+    has many deals, and one given deal is enough (the others only if that one is not)."""
+    deals = table.filter(
+        pc.and_(
+            pc.equal(table.column("kind"), "round_dealt"),
+            pc.match_substring(table.column("detail"), '"request"'),
+        )
+    )
+    if not deals.num_rows:
+        return []
+    ids = deals.column("match_id").to_pylist()
+    first: dict[str, int] = {}
+    for i, match_id in enumerate(ids):
+        first.setdefault(match_id, i)
+    found = set(explicitly_dealt(_table_rows(deals.take(list(first.values())))))
+    rest = [i for i, match_id in enumerate(ids) if match_id not in found]
+    if rest:
+        found.update(explicitly_dealt(_table_rows(deals.take(rest))))
+    return sorted(found)
 
 
 def _insert_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
     """In the caller's transaction: the events of `table` (logged_at set) and what they
     make of the typed tables. The typed rows come from the few events that make them."""
     typed = _table_rows(table.filter(pc.is_in(table.column("kind"), _TYPED_KINDS)))
-    settings, results, explicit = settings_rows(typed), result_rows(typed), explicitly_dealt(typed)
+    settings, results, explicit = settings_rows(typed), result_rows(typed), _explicit_deals(table)
     _insert_arrow(cursor, "insert_pending_events", "_pending_events", table)
     if settings:
         _insert_arrow(
