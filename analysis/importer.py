@@ -22,6 +22,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from hashlib import sha256
 from typing import Any
 
 import pyarrow as pa
@@ -29,12 +30,16 @@ import pyarrow as pa
 from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
-from service.engine import MatchRecord
-from service.storage.chain import MatchSecrets
-from service.storage.events import EventRow, rows_to_arrow
+from service.engine import ActionResult, MatchRecord
+from service.engine.tiles import NAMES
+from service.match_events import action_events, deal_event
+from service.storage.chain import CHAIN_DOMAIN, GENESIS, MatchSecrets, canonical
+from service.storage.events import DETAIL, HASH, EventRow, LogEvent, rows_to_arrow, to_rows
 
 ID_DOMAIN = b"sniff/import/v1\x00"
 LINES_PER_CHUNK = 64
+LOAD_EVENTS = 100_000
+"""Events handed to `prepare`'s `load` at once: fewer, larger inserts cost less."""
 
 
 def imported_match_id(record: object) -> str:
@@ -47,6 +52,93 @@ def imported_match_id(record: object) -> str:
     return "imp-" + hashlib.sha256(ID_DOMAIN + text.encode("utf-8")).hexdigest()[:16]
 
 
+_CHAIN_PREFIX = CHAIN_DOMAIN + b"\x00"
+_encode_string = json.encoder.encode_basestring  # chain.canonical's escaping of a str
+
+
+class ImportRecorder(EventRecorder):
+    """An `EventRecorder` that keeps rows, chained as they come, instead of `LogEvent`s.
+
+    The bulk of a match is its plain actions (no round or match end): for
+    those it writes the row and the canonical encoding (chain.canonical's
+    text, byte for byte) straight from the engine's values, without a
+    `LogEvent` or its checks, which cost more than the replay itself. The
+    other events go the ordinary way (`to_rows`, `event_content`).
+    """
+
+    def __init__(self, match_id: str, seats: int, **kwargs: Any) -> None:
+        self._rows: list[EventRow] = []
+        self._head = GENESIS
+        self._seq = 0
+        self._id_text = _encode_string(match_id)
+        super().__init__(match_id, seats, **kwargs)
+        self._key = self.secrets.chain_secret
+
+    def _log(self, *events: LogEvent) -> None:
+        secret = self.secrets.chain_secret
+        head, rows = self._head, self._rows
+        for event, row in zip(events, to_rows(events), strict=True):
+            # The details made here hold engine values only (ints, tile names); the
+            # record's own (players, its id) are in match_created: that one is checked.
+            content = canonical(*row[:DETAIL], event.detail, checked=event.kind == "match_created")
+            head = sha256(_CHAIN_PREFIX + head + secret + content).digest()
+            rows.append((*row[:HASH], head, None))
+        self._head = head
+        self._seq += len(events)
+
+    def rows(self) -> list[EventRow]:
+        return self._rows
+
+    def dealt(self, *, explicit: bool) -> None:
+        self._log(deal_event(self.match_id, self._seq, self.match, explicit))
+
+    def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
+        seq = self._seq
+        if result.round_end is not None or result.match_over:
+            self._log(
+                *action_events(
+                    self.match_id,
+                    seq,
+                    self.match,
+                    result,
+                    round_index,
+                    action_index,
+                    self.secrets.revealed_detail(),
+                )
+            )
+            return
+        move = result.move.text
+        drawn = None if result.drawn is None else NAMES[result.drawn]
+        seat, points, ends_sum = result.seat, result.points, result.ends_sum
+        content = (
+            f'{{"action_index":{action_index},"detail":null,'
+            f'"drawn":{"null" if drawn is None else _encode_string(drawn)},'
+            f'"ends_sum":{"null" if ends_sum is None else ends_sum},"kind":"action",'
+            f'"match_id":{self._id_text},"move":{_encode_string(move)},'
+            f'"points":{"null" if points is None else points},"round":{round_index},'
+            f'"seat":{seat},"seq":{seq}}}'
+        ).encode()
+        head = self._head = sha256(_CHAIN_PREFIX + self._head + self._key + content).digest()
+        self._rows.append(
+            (
+                self.match_id,
+                seq,
+                "action",
+                round_index,
+                action_index,
+                seat,
+                move,
+                drawn,
+                points,
+                ends_sum,
+                None,
+                head,
+                None,
+            )
+        )
+        self._seq = seq + 1
+
+
 def recorder_for(record_obj: object, match_id: str, record: MatchRecord) -> EventRecorder:
     """The recorder of an imported record's events, before any deal: the audit's replay
     deals and plays its match and tells it each step (analysis.audit.Witness)."""
@@ -56,7 +148,7 @@ def recorder_for(record_obj: object, match_id: str, record: MatchRecord) -> Even
     if record.id is not None:
         raw = record_obj.get("id") if isinstance(record_obj, dict) else None
         settings["record_id"] = raw if isinstance(raw, str | int) else record.id
-    return EventRecorder(
+    return ImportRecorder(
         match_id,
         record.seats,
         target=record.target,
@@ -180,19 +272,29 @@ def prepare(
     source: str,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    load: Callable[[pa.Table], None] | None = None,
+    skip_bad: bool = False,
 ) -> Batch:
     """Every record of the file audited, and the good ones turned into events, in order.
 
     A record reusing an earlier record's `id` is `duplicate_id` (as in
     `sniff audit`); the same record twice (the same content) is imported
     once, the second marked `repeat`.
+
+    With `load`, the events are not kept in the batch: each chunk's go to
+    `load` as soon as the chunk is audited (while the workers audit the next
+    ones), until a record is bad (unless `skip_bad`): the caller loads them
+    into one transaction, and drops it all if the file has a bad record.
     """
     checker = Audit()
     chunks = chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
     seen: set[str] = set()
     out = Batch([], [])
+    clean = True
+    waiting: list[pa.Table] = []
     for done in ordered_map(_prepare_chunk, chunks, workers, preload=(__name__,)):
         start = 0
+        spans: list[tuple[int, int]] = []
         for item in done.prepared:
             span = (start, item.events)
             start += item.events
@@ -200,14 +302,32 @@ def prepare(
                 checker._check_unique(item.record_id, item.result, source, item.number)
             if not item.result.ok:
                 item.status, item.match_id = "bad", None
+                clean = False
             elif item.match_id in seen:
                 item.status = "repeat"
             elif item.match_id is not None:
                 seen.add(item.match_id)
-                out.tables.append(done.table.slice(*span))
+                spans.append(span)
             out.prepared.append(item)
+        if sum(length for _, length in spans) == done.table.num_rows:
+            tables = [done.table]  # every event of the chunk is to import: no slicing
+        else:
+            tables = [done.table.slice(*span) for span in spans]
+        if load is None:
+            out.tables += tables
+        elif clean or skip_bad:
+            waiting += tables
+            if sum(t.num_rows for t in waiting) >= LOAD_EVENTS:
+                load(pa.concat_tables(waiting))
+                waiting = []
+        else:
+            waiting = []  # the file will not go in
         if progress is not None:
             progress(done.size)
+    if load is not None and waiting and (clean or skip_bad):
+        table = pa.concat_tables(waiting)
+        if table.num_rows:
+            load(table)
     return out
 
 

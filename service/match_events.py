@@ -10,7 +10,6 @@ own values. Sealing them into the hash chain is the caller's business
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from service.engine import ActionResult, Match
@@ -21,17 +20,22 @@ from service.storage.events import LogEvent
 def deal_event(match_id: str, seq: int, match: Match, explicit: bool) -> LogEvent:
     """The `round_dealt` event of the match's current round (just dealt)."""
     log = match.history[-1]
-    event = LogEvent.round_dealt(
+    deal = log.deal
+    # LogEvent.round_dealt's detail, and how the deal was made: one event, not two
+    return LogEvent(
         match_id,
         seq,
+        "round_dealt",
         round=match.round_index,
-        hands=[[NAMES[t] for t in h] for h in log.deal.hands],
-        boneyard=[NAMES[t] for t in log.deal.boneyard],
-        leader=log.deal.leader,
-        leader_choice=log.leader_choice.value,  # type: ignore[arg-type]
+        seat=deal.leader,
+        detail={
+            "hands": [[NAMES[t] for t in h] for h in deal.hands],
+            "boneyard": [NAMES[t] for t in deal.boneyard],
+            "leader": deal.leader,
+            "leader_choice": log.leader_choice.value,
+            "dealt_by": "request" if explicit else "seed",
+        },
     )
-    assert event.detail is not None
-    return replace(event, detail={**event.detail, "dealt_by": "request" if explicit else "seed"})
 
 
 def action_events(
@@ -60,19 +64,24 @@ def action_events(
     ]
     end = result.round_end
     if end is not None:
-        event = LogEvent.round_ended(
-            match_id,
-            seq + 1,
-            round=round_index,
-            end=end.kind.value,  # type: ignore[arg-type]
-            finisher=end.finisher,
-            pips=end.pips,
-            deductions=end.deductions,
-            scores=end.scores,
+        # LogEvent.round_ended's detail, and every hand left: one event, not two
+        events.append(
+            LogEvent(
+                match_id,
+                seq + 1,
+                "round_ended",
+                round=round_index,
+                seat=end.finisher,
+                detail={
+                    "end": end.kind.value,
+                    "finisher": end.finisher,
+                    "pips": list(end.pips),
+                    "deductions": list(end.deductions),
+                    "scores": list(end.scores),
+                    "hands": [[NAMES[t] for t in match.hand(s)] for s in range(match.seats)],
+                },
+            )
         )
-        assert event.detail is not None
-        hands = [[str(t) for t in match.hand(s)] for s in range(match.seats)]
-        events.append(replace(event, detail={**event.detail, "hands": hands}))
     if result.match_over:
         events.append(
             LogEvent.match_ended(

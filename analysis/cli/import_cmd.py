@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import ExitStack, closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import pyarrow as pa
@@ -14,6 +16,9 @@ from analysis.cli.audit_cmd import _Progress, _read_lines
 from analysis.cli.errors import Misuse, first_line
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
+
+if TYPE_CHECKING:
+    from service.storage.log import ImportLoad
 
 
 @click.command("import")
@@ -76,29 +81,33 @@ def import_(
     bar = _Progress(progress, "importing")
     committed = False
     try:
-        try:
-            if file != "-":
-                bar.start(os.path.getsize(file))
-            batch = prepare(
-                _read_lines(stream, file),
-                source="standard input" if file == "-" else file,
-                workers=workers or default_workers(),
-                progress=bar.update,
-            )
-        finally:
-            bar.finish()
-            if file != "-":
-                stream.close()
-        prepared, bad = batch.prepared, batch.bad
-        if bad and not skip_bad:
-            for item in prepared:
-                if item.ok:
-                    item.status = "skipped"
-        else:
-            table = batch.table()
-            imported, present = _load(db_path, table, tls_ca) if table.num_rows else ((), ())
-            committed = True
-            mark(prepared, imported, present)
+        with ExitStack() as stack:
+            loader = _Loader(db_path, tls_ca, stack)
+            try:
+                if file != "-":
+                    bar.start(os.path.getsize(file))
+                batch = prepare(
+                    _read_lines(stream, file),
+                    source="standard input" if file == "-" else file,
+                    workers=workers or default_workers(),
+                    progress=bar.update,
+                    load=loader.add,
+                    skip_bad=skip_bad,
+                )
+            finally:
+                bar.finish()
+                if file != "-":
+                    stream.close()
+            prepared, bad = batch.prepared, batch.bad
+            if bad and not skip_bad:
+                loader.discard()
+                for item in prepared:
+                    if item.ok:
+                        item.status = "skipped"
+            else:
+                imported, present = loader.finish()
+                committed = True
+                mark(prepared, imported, present)
     except KeyboardInterrupt:
         what = "the import was committed before" if committed else "nothing was imported"
         raise Misuse(f"interrupted: {what}") from None
@@ -115,6 +124,69 @@ def import_(
         err=True,
     )
     sys.exit(1 if bad else 0)
+
+
+class _Loader:
+    """Where the events go as the chunks are audited: straight into the log file, in one
+    transaction kept open until the whole file is read (`EventLog.importing`), so the load
+    runs beside the audit; or, while a service holds the log, kept for one ImportMatches
+    call at the end. The file is opened at the first events to load, so an import that
+    loads nothing leaves no file behind."""
+
+    def __init__(self, db_path: str, tls_ca: str | None, stack: ExitStack) -> None:
+        from service.storage import find_owner
+
+        self.db_path, self.tls_ca, self.stack = db_path, tls_ca, stack
+        self.direct = find_owner(db_path) is None
+        self.tables: list[pa.Table] = []
+        self.loading: ImportLoad | None = None
+
+    def add(self, table: pa.Table) -> None:
+        from service.storage import StorageError
+
+        if self.direct and self.loading is None:
+            self._open()
+        if self.loading is None:
+            self.tables.append(table)
+            return
+        try:
+            self.loading.add(table)  # made and chained here
+        except StorageError as e:
+            raise Misuse(_one_line(self.db_path, e)) from None
+
+    def _open(self) -> None:
+        from service.storage import EventLog, LogLocked, StorageError
+
+        try:
+            log = EventLog(self.db_path)
+        except LogLocked:
+            self.direct = False  # a service took the file meanwhile: go through it
+            return
+        except (StorageError, OSError) as e:
+            raise Misuse(_one_line(self.db_path, e)) from None
+        self.stack.enter_context(closing(log))
+        self.loading = self.stack.enter_context(log.importing())
+
+    def discard(self) -> None:
+        """Nothing of the file goes in (it has a bad record)."""
+        if self.loading is not None:
+            self.loading.discard()
+        self.stack.close()
+
+    def finish(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Commit (or send) everything; the matches imported and those already there."""
+        from service.storage import StorageError
+
+        if self.loading is not None:
+            try:
+                self.stack.close()  # the commit, then the log's close
+            except StorageError as e:
+                raise Misuse(_one_line(self.db_path, e)) from None
+            result = self.loading.result()
+            return result.imported, result.present
+        if not self.tables:
+            return (), ()
+        return _load(self.db_path, pa.concat_tables(self.tables), self.tls_ca)
 
 
 def _load(

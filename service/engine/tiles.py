@@ -59,6 +59,9 @@ class Tile(int):
     @classmethod
     def parse(cls, text: str) -> Tile:
         """Read `a-b`, `b-a`, `[a|b]` or `a|b` (RECORD.md)."""
+        known = _BY_NAME.get(text) if type(text) is str else None
+        if known is not None:  # `a-b` or `b-a` as written: the common case, without a regex
+            return known
         if not isinstance(text, str):
             raise TileNotationError(f"a tile is written as text like '1-4', not {text!r}")
         stripped = text.strip()
@@ -85,6 +88,10 @@ HIGH: Final[tuple[int, ...]] = tuple(b for _, b in _pairs)
 PIPS: Final[tuple[int, ...]] = tuple(a + b for a, b in _pairs)
 IS_DOUBLE: Final[tuple[bool, ...]] = tuple(a == b for a, b in _pairs)
 NAMES: Final[tuple[str, ...]] = tuple(f"{a}-{b}" for a, b in _pairs)
+_BY_NAME: Final[dict[str, Tile]] = {
+    **{f"{b}-{a}": TILES[i] for i, (a, b) in enumerate(_pairs)},
+    **{name: TILES[i] for i, name in enumerate(NAMES)},
+}
 BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(SET_SIZE))
 FULL_SET: Final = (1 << SET_SIZE) - 1
 

@@ -446,15 +446,16 @@ def settings_rows(rows: Iterable[EventRow]) -> list[SettingsRow]:
 
 def explicitly_dealt(rows: Iterable[EventRow]) -> list[str]:
     """The matches that these rows deal a round to explicitly (not from the seed)."""
-    return sorted(
-        {
-            row[0]
-            for row in rows
-            if row[2] == "round_dealt"
+    found: set[str] = set()
+    for row in rows:
+        if (
+            row[2] == "round_dealt"
+            and row[0] not in found  # one such deal is enough: an import's are all given
             and '"request"' in (row[DETAIL] or "")  # cheap test first: most deals are seeded
             and _detail_of(row).get("dealt_by") == "request"
-        }
-    )
+        ):
+            found.add(row[0])
+    return sorted(found)
 
 
 def _fitting(value: object, low: int, high: int) -> int | None:

@@ -146,6 +146,64 @@ class Imported:
     """Events added."""
 
 
+class ImportLoad:
+    """The open transaction of an import (`EventLog.importing`): parts go in as they come."""
+
+    def __init__(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        reader: duckdb.DuckDBPyConnection,
+        stamp: pa.Scalar,
+        known: set[str],
+    ) -> None:
+        self._cursor = cursor
+        self._reader = reader
+        self._stamp = stamp
+        self._known = known
+        self.imported: list[str] = []
+        self.present: list[str] = []
+        self.events = 0
+        self.discarded = False
+
+    def add(self, table: pa.Table) -> None:
+        """Insert a part's events (whole matches) and what they make of the typed tables,
+        leaving out the matches the log already holds."""
+        table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
+        ids = [str(m) for m in pc.unique(table.column("match_id")).to_pylist()]
+        if not ids:
+            return
+        present = {
+            str(m)
+            for (m,) in self._reader.execute(
+                _sql.query("known_matches"), {"match_ids": ids}
+            ).fetchall()
+        } | (self._known & set(ids))
+        fresh = [m for m in ids if m not in present]
+        if present:
+            table = table.filter(pc.is_in(table.column("match_id"), pa.array(fresh, pa.string())))
+        table = table.set_column(
+            COLUMNS.index("logged_at"),
+            "logged_at",
+            pc.coalesce(table.column("logged_at"), self._stamp),
+        )
+        if table.num_rows:
+            try:
+                with owner_only():
+                    _insert_table(self._cursor, table)
+            except _INSERT_ERRORS as exc:
+                raise _failure("the event log could not import the matches", exc) from exc
+        self.imported += fresh
+        self.present += [m for m in ids if m in present]
+        self.events += table.num_rows
+
+    def discard(self) -> None:
+        """Roll the whole import back when the block ends."""
+        self.discarded = True
+
+    def result(self) -> Imported:
+        return Imported(tuple(self.imported), tuple(self.present), self.events)
+
+
 @dataclass(slots=True)
 class _Batch:
     """One caller's events, already as rows, and the future that answers it."""
@@ -525,9 +583,23 @@ class EventLog(ReadAccess):
         disk, Ctrl-C) leaves the log as it was.
         """
         table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
-        ids = [str(m) for m in pc.unique(table.column("match_id")).to_pylist()]
         if verify:
             check_matches(_table_rows(table))
+        with self.importing() as load:
+            load.add(table)
+        return load.result()
+
+    @contextmanager
+    def importing(self) -> Iterator[ImportLoad]:
+        """`import_matches` for a file given in parts, as they are made (`sniff import`).
+
+        The block's `ImportLoad.add` takes each part's events (whole matches,
+        made and chained by the caller, as `import_matches(verify=False)`);
+        they all go into one transaction, open while the block runs, which
+        commits when the block ends and rolls back if it raises or calls
+        `ImportLoad.discard` (a bad record found after the first parts): all
+        or nothing, however many parts. The log takes no other commit meanwhile.
+        """
         stamp = pa.scalar(datetime.now(UTC), ARROW_SCHEMA.field("logged_at").type)
         with self._commit_lock:
             if self._closing:
@@ -535,30 +607,27 @@ class EventLog(ReadAccess):
             self._load()  # the backlog first, so the log's order of commits holds
             if self._backlog:
                 raise _failure("the event log could not load its journal", self._load_error)
-            present = {
-                str(m)
-                for (m,) in self._wcur.execute(
-                    _sql.query("known_matches"), {"match_ids": ids}
-                ).fetchall()
-            } | (self._known & set(ids))
-            fresh = [m for m in ids if m not in present]
-            if present:
-                table = table.filter(
-                    pc.is_in(table.column("match_id"), pa.array(fresh, pa.string()))
-                )
-            table = table.set_column(
-                COLUMNS.index("logged_at"),
-                "logged_at",
-                pc.coalesce(table.column("logged_at"), stamp),
-            )
-            if table.num_rows:
+            cursor = self._wcur
+            # The log's own matches are looked up outside the transaction (in what is
+            # committed), so each part's lookup does not scan the parts before it.
+            with ReadAccess._cursor(self) as reader:
+                cursor.execute("BEGIN TRANSACTION")
+                load = ImportLoad(cursor, reader, stamp, self._known)
                 try:
-                    with owner_only():
-                        _insert_table(self._wcur, table)
-                except _INSERT_ERRORS as exc:
-                    raise _failure("the event log could not import the matches", exc) from exc
-                self._known.update(fresh)
-        return Imported(tuple(fresh), tuple(m for m in ids if m in present), table.num_rows)
+                    yield load
+                    if load.discarded:
+                        cursor.execute("ROLLBACK")
+                        return
+                    try:
+                        with owner_only():
+                            cursor.execute("COMMIT")
+                    except _INSERT_ERRORS as exc:
+                        raise _failure("the event log could not import the matches", exc) from exc
+                except BaseException:
+                    with suppress(duckdb.Error):
+                        cursor.execute("ROLLBACK")
+                    raise
+            self._known.update(load.imported)
 
     @contextmanager
     def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -678,32 +747,47 @@ def _table_rows(table: pa.Table) -> list[EventRow]:
     return list(zip(*columns, strict=True))
 
 
-_TYPED_KINDS: Final = pa.array(["match_created", "round_dealt", "match_ended"], pa.string())
+_TYPED_KINDS: Final = pa.array(["match_created", "match_ended"], pa.string())
+
+
+def _explicit_deals(table: pa.Table) -> list[str]:
+    """`explicitly_dealt` of a table's rows, reading one candidate deal a match: a match
+    has many deals, and one given deal is enough (the others only if that one is not)."""
+    deals = table.filter(
+        pc.and_(
+            pc.equal(table.column("kind"), "round_dealt"),
+            pc.match_substring(table.column("detail"), '"request"'),
+        )
+    )
+    if not deals.num_rows:
+        return []
+    ids = deals.column("match_id").to_pylist()
+    first: dict[str, int] = {}
+    for i, match_id in enumerate(ids):
+        first.setdefault(match_id, i)
+    found = set(explicitly_dealt(_table_rows(deals.take(list(first.values())))))
+    rest = [i for i, match_id in enumerate(ids) if match_id not in found]
+    if rest:
+        found.update(explicitly_dealt(_table_rows(deals.take(rest))))
+    return sorted(found)
 
 
 def _insert_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
-    """One transaction: the events of `table` (logged_at set) and what they make of the
-    typed tables. The typed rows come from the few events that make them."""
+    """In the caller's transaction: the events of `table` (logged_at set) and what they
+    make of the typed tables. The typed rows come from the few events that make them."""
     typed = _table_rows(table.filter(pc.is_in(table.column("kind"), _TYPED_KINDS)))
-    settings, results, explicit = settings_rows(typed), result_rows(typed), explicitly_dealt(typed)
-    cursor.execute("BEGIN TRANSACTION")
-    try:
-        _insert_arrow(cursor, "insert_pending_events", "_pending_events", table)
-        if settings:
-            _insert_arrow(
-                cursor, "insert_pending_settings", "_pending_settings", settings_to_arrow(settings)
-            )
-        if results:
-            _insert_arrow(
-                cursor, "insert_pending_results", "_pending_results", results_to_arrow(results)
-            )
-        if explicit:
-            cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
-        cursor.execute("COMMIT")
-    except BaseException:
-        with suppress(duckdb.Error):
-            cursor.execute("ROLLBACK")
-        raise
+    settings, results, explicit = settings_rows(typed), result_rows(typed), _explicit_deals(table)
+    _insert_arrow(cursor, "insert_pending_events", "_pending_events", table)
+    if settings:
+        _insert_arrow(
+            cursor, "insert_pending_settings", "_pending_settings", settings_to_arrow(settings)
+        )
+    if results:
+        _insert_arrow(
+            cursor, "insert_pending_results", "_pending_results", results_to_arrow(results)
+        )
+    if explicit:
+        cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
 
 
 def _insert_arrow(
