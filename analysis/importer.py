@@ -30,8 +30,10 @@ from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
 from service.engine import MatchRecord
+from service.engine.facts import FactsRows, facts_rows
 from service.storage.chain import MatchSecrets
 from service.storage.events import EventRow, rows_to_arrow
+from service.storage.facts import merged_facts
 
 ID_DOMAIN = b"sniff/import/v1\x00"
 LINES_PER_CHUNK = 64
@@ -74,10 +76,17 @@ class _Recorders:
 
     def __init__(self) -> None:
         self.made: EventRecorder | None = None
+        self.players: Sequence[str] | None = None
 
     def __call__(self, obj: object, record: MatchRecord) -> EventRecorder:
         self.made = recorder_for(obj, imported_match_id(obj), record)
+        self.players = record.players
         return self.made
+
+    def facts(self) -> FactsRows:
+        """The facts rows of the match the audit played (stored with its events)."""
+        assert self.made is not None
+        return facts_rows(self.made.match, self.made.match_id, self.players, "imported")
 
 
 def record_rows(record_obj: object) -> list[EventRow]:
@@ -100,6 +109,8 @@ class Prepared:
     match_id: str | None = None
     events: int = 0
     """How many events the record makes (0 for a bad one)."""
+    facts: FactsRows | None = None
+    """The facts rows of a good record's match (`service.storage.facts`)."""
     status: str = "bad"
     """`bad`, `new` (to import), `imported`, `present` (the log holds it), `repeat` (earlier
     in the file)."""
@@ -150,6 +161,7 @@ def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
             events = recorders.made.rows()  # the audit's own replay made them
             prepared.match_id = recorders.made.match_id
             prepared.events = len(events)
+            prepared.facts = recorders.facts()
             rows += events
             prepared.status = "new"
         out.append(prepared)
@@ -162,6 +174,11 @@ class Batch:
 
     prepared: list[Prepared]
     tables: list[pa.Table]
+
+    def facts(self) -> FactsRows:
+        """The facts rows of every match to import, once per match, to write in the
+        transaction of its events (`EventLog.import_matches(..., facts=...)`)."""
+        return merged_facts(p.facts for p in self.prepared if p.facts is not None)
 
     @property
     def bad(self) -> list[Prepared]:
@@ -202,6 +219,7 @@ def prepare(
                 item.status, item.match_id = "bad", None
             elif item.match_id in seen:
                 item.status = "repeat"
+                item.facts = None
             elif item.match_id is not None:
                 seen.add(item.match_id)
                 out.tables.append(done.table.slice(*span))

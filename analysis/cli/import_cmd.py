@@ -14,6 +14,7 @@ from analysis.cli.audit_cmd import _Progress, _read_lines
 from analysis.cli.errors import Misuse, first_line
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
+from service.engine.facts import FactsRows
 
 
 @click.command("import")
@@ -96,7 +97,9 @@ def import_(
                     item.status = "skipped"
         else:
             table = batch.table()
-            imported, present = _load(db_path, table, tls_ca) if table.num_rows else ((), ())
+            imported, present = (
+                _load(db_path, table, tls_ca, batch.facts()) if table.num_rows else ((), ())
+            )
             committed = True
             mark(prepared, imported, present)
     except KeyboardInterrupt:
@@ -118,9 +121,10 @@ def import_(
 
 
 def _load(
-    db_path: str, table: pa.Table, tls_ca: str | None
+    db_path: str, table: pa.Table, tls_ca: str | None, facts: FactsRows
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Write the rows through the service that holds the log, or into the file itself."""
+    """Write the rows through the service that holds the log, or into the file itself, with
+    the matches' facts in the same transaction (a service replays them itself)."""
     from analysis.logquery import import_through_service
     from service.storage import EventLog, LogLocked, StorageError, find_owner
 
@@ -144,7 +148,7 @@ def _load(
         except (StorageError, OSError) as e:
             raise Misuse(_one_line(db_path, e)) from None
         try:
-            done = log.import_matches(table, verify=False)  # made and chained here
+            done = log.import_matches(table, verify=False, facts=facts)  # made and chained here
         except StorageError as e:
             raise Misuse(_one_line(db_path, e)) from None
         finally:

@@ -1,8 +1,6 @@
-"""Facts by replaying matches through the engine: from RECORD.md files or the event log.
-
-Until the event log stores each match's facts when it is logged (planned:
-the log will call `facts_rows` itself), the statistics get them here by
-replaying every finished match of the log, or every record of a file.
+"""Facts for the statistics: replayed through the engine from RECORD.md files, or read
+from the event log, which stores each finished match's facts with its events
+(`service.storage.facts`; docs/schema.md, Facts).
 """
 
 from __future__ import annotations
@@ -10,16 +8,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from analysis.stats.sql import statement
-from analysis.stats.store import FactsStore, StatsError
-from service.engine import Deal, Match, Move, SniffError, Tile, replay
+from analysis.stats.store import TABLES, FactsStore, StatsError
+from service.engine import Match, SniffError, replay
 from service.engine.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,
-    SOURCES,
     FactsRows,
     empty_columns,
     facts_rows,
@@ -95,78 +91,19 @@ def load_records_file(store: FactsStore, path: str | Path) -> int:
 
 
 def load_log(store: FactsStore, db_path: str | Path) -> int:
-    """Replay every finished match of the event log (through `analysis.logquery`, so also
-    while a service holds the file) and add its facts.
-
-    The log does not record players yet: they are unknown (left out of the bot factors).
-    """
-    from analysis.logquery import NoLog, query_log
+    """Add the facts the event log stores for its finished matches (`service.storage.facts`),
+    read through `analysis.logquery`, so also while a service holds the file; no replay.
+    The number of matches."""
+    from analysis.logquery import LogSource, NoLog
     from service.storage import StorageError
 
     try:
-        table, _ = query_log(db_path, statement("load.sql", "finished_match_events"))
+        with LogSource(db_path) as source:
+            for table in TABLES:
+                store.add_batches(table, source.batches(statement("load.sql", table)))
     except (NoLog, StorageError) as e:
         raise StatsError(str(e)) from None
     except Exception as e:  # a gRPC refusal from a service holding the file
         details = getattr(e, "details", None)
         raise StatsError(details() if callable(details) else str(e)) from None
-    return _add_all(store, _replayed_log(table.to_pylist(), str(db_path)))
-
-
-def _replayed_log(rows: list[dict[str, Any]], db_path: str) -> Iterator[Replayed]:
-    for match_id, events in _by_match(rows):
-        try:
-            match, players, source, run = _replay_events(events)
-        except (SniffError, KeyError, TypeError, ValueError) as e:
-            raise StatsError(f"match {match_id} in {db_path} does not replay: {e}") from None
-        yield match, match_id, players, source, run
-
-
-def _by_match(rows: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    current: str | None = None
-    events: list[dict[str, Any]] = []
-    for row in rows:
-        if row["match_id"] != current:
-            if current is not None:
-                yield current, events
-            current, events = row["match_id"], []
-        events.append(row)
-    if current is not None:
-        yield current, events
-
-
-def _replay_events(
-    events: list[dict[str, Any]],
-) -> tuple[Match, list[str] | None, str, str | None]:
-    """A logged match rebuilt from its creation, deals and actions; with its settings."""
-    first = events[0]
-    if first["kind"] != "match_created":
-        raise ValueError("the log does not start with its creation")
-    settings = json.loads(first["detail"] or "{}")
-    match = Match(
-        settings["seats"],
-        target=settings.get("target"),
-        variant=settings.get("variant", "american"),
-        round_limit=settings.get("round_limit"),
-        auto_deal=False,
-    )
-    for event in events[1:]:
-        if event["kind"] == "round_dealt":
-            detail = json.loads(event["detail"])
-            match.deal(
-                Deal.of(
-                    [[Tile.parse(t) for t in hand] for hand in detail["hands"]],
-                    [Tile.parse(t) for t in detail["boneyard"]],
-                    detail["leader"],
-                )
-            )
-        elif event["kind"] == "action":
-            match.apply(Move.parse(event["move"]))
-    players = settings.get("players")
-    source = settings.get("source", "served")
-    return (
-        match,
-        players if isinstance(players, list) and len(players) == match.seats else None,
-        source if source in SOURCES else "served",
-        settings.get("run"),
-    )
+    return store.count("match_facts")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from typing import Any, Final
 
@@ -67,6 +67,20 @@ def insert_facts(con: duckdb.DuckDBPyConnection, rows: FactsRows) -> None:
         finally:
             with suppress(duckdb.Error):
                 con.unregister(name)
+
+
+def merged_facts(parts: Iterable[FactsRows]) -> FactsRows:
+    """One batch of the facts rows of many matches."""
+    out = new_rows()
+    for part in parts:
+        for into, columns in zip(
+            (out.matches, out.rounds, out.decisions),
+            (part.matches, part.rounds, part.decisions),
+            strict=True,
+        ):
+            for name, values in columns.items():
+                into[name].extend(values)
+    return out
 
 
 def facts_of(rows: FactsRows, match_ids: set[str]) -> FactsRows:
