@@ -257,3 +257,21 @@ def test_stats_over_the_event_log_while_served_and_after(
         check=False,
     )
     assert served.stdout.startswith("2 matches, ")
+
+
+@pytest.mark.parametrize("command", ["sniff-timing", "summary"])
+def test_stats_of_the_log_equal_stats_of_its_records(
+    records: Path, tmp_path: Path, command: str
+) -> None:
+    """The facts the log stores when it imports the records give the figures of replaying
+    the records themselves."""
+    played = tmp_path / "played.jsonl"  # the bot matches: the hand-built ones do not import
+    played.write_text("\n".join(records.read_text().splitlines()[:-2]) + "\n")
+    db = tmp_path / "log.duckdb"
+    code, _, err = run("import", str(played), "--db", str(db))
+    assert code == 0, err
+    for fmt in ("csv", "json"):
+        _, from_records, _ = run("stats", command, "--records", str(played), "--format", fmt)
+        code, from_log, err = run("stats", command, "--db", str(db), "--format", fmt)
+        assert code == 0, err
+        assert from_log == from_records

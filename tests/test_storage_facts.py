@@ -5,6 +5,7 @@ the facts of replaying the same match from its record."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,9 @@ from analysis.stats.load import load_records
 from analysis.stats.store import FactsStore
 from service.engine import to_record
 from service.storage import EventLog, open_readonly
+from service.storage.events import to_rows
 from service.storage.facts import TABLES
+from service.storage.journal import Journal, journal_path
 from tests.service_helpers import serving
 from tests.test_stats_timing import bot_matches
 
@@ -116,3 +119,26 @@ def test_the_migration_from_version_3_fills_the_facts_by_replay(tmp_path: Path) 
         assert log.opening.version_found == 3
     assert stored(db) == expected
     assert content(expected, {}) == content(replayed(exported(db)), {})
+
+
+def test_a_match_whose_end_was_only_in_the_journal_gets_its_facts_at_open(
+    tmp_path: Path,
+) -> None:
+    """A crash after the match's end was made durable in the journal, before DuckDB had it:
+    the open that loads the journal writes the facts in the same transaction."""
+    events = bot_match_events("m", 3, 2)
+    reference = tmp_path / "reference.duckdb"
+    with EventLog(reference) as log:
+        log.append(events)
+    db = tmp_path / "log.duckdb"
+    with EventLog(db) as log:
+        log.append(events[:10])
+    stamp = datetime.now(UTC)
+    journal = Journal(journal_path(db))
+    journal.write([(*row[:-1], stamp) for row in to_rows(events[10:])])
+    journal.close(remove=False)
+    with EventLog(db) as log:
+        assert log.opening.journal_rows == len(events) - 10
+    facts = stored(db)
+    assert len(facts["match_facts"]) == 1
+    assert content(facts, {}) == content(stored(reference), {})
