@@ -1,7 +1,7 @@
 """Where the facts live for the statistics: typed DuckDB tables, or Parquet files of them.
 
 A `FactsStore` is one DuckDB connection in which `match_facts`, `round_facts`
-and `sniff_decisions` exist, either as the typed tables of `facts.sql` (filled
+and `sniff_decisions` exist, either as the typed tables of the event log's `facts.sql` (filled
 from records by replaying matches, or with the facts the event log stores) or as views over a
 directory of Parquet facts (`DIR/match_facts/*.parquet`, …), the layout a
 simulation run writes and `sniff stats facts` saves.
@@ -16,9 +16,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from analysis.stats.sql import text
 from service.engine.facts import FactsRows
-from service.storage.facts import TABLES, insert_facts
+from service.storage.facts import TABLES, facts_schema, insert_facts
 
 
 class StatsError(Exception):
@@ -37,7 +36,7 @@ class FactsStore:
     @classmethod
     def in_memory(cls) -> FactsStore:
         con = duckdb.connect()
-        con.execute(text("facts.sql"))
+        con.execute(facts_schema())
         return cls(con)
 
     @classmethod

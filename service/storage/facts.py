@@ -46,6 +46,11 @@ REPLAY_BATCH: Final = 2_000
 _log = logging.getLogger(__name__)
 
 
+def facts_schema() -> str:
+    """The script that creates the facts tables (facts.sql), for a store outside the log."""
+    return _sql.script("facts.sql")
+
+
 def new_rows() -> FactsRows:
     """Empty facts rows, to fill with `facts_rows(..., out=rows)`."""
     return FactsRows(

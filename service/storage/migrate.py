@@ -3,7 +3,7 @@
 `SCHEMA_VERSION` is the version this code writes. Opening a file read-write
 runs, in ONE transaction (a file is migrated whole or not at all):
 
-- a new file: schema.sql, which creates the tables at `SCHEMA_VERSION`;
+- a new file: schema.sql and facts.sql, which create the tables at `SCHEMA_VERSION`;
 - a file of an older version N: the steps `MIGRATIONS[N]`,
   `MIGRATIONS[N + 1]`, ... each a .sql file that moves the file one version
   up and sets schema_version, followed by `FINISHERS[N]` where a step needs
@@ -219,6 +219,7 @@ def open_schema(con: duckdb.DuckDBPyConnection, path: Path) -> int | None:
     try:
         if version is None:
             con.execute(_sql.script("schema.sql"))
+            con.execute(_sql.script("facts.sql"))
         for step in steps:
             con.execute(_sql.script(MIGRATIONS[step]))
             finisher = FINISHERS.get(step)

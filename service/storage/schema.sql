@@ -5,7 +5,8 @@
 -- instead, and views.sql is run after either. Table names ending in _all
 -- hold the secrets of matches in play (seeds, hands, boneyards, drawn
 -- tiles): only the service itself and a reader who names them explicitly
--- read them. docs/schema.md describes every table and view.
+-- read them. docs/schema.md describes every table and view. The facts
+-- tables (facts.sql) are created right after this script.
 
 CREATE TABLE schema_version (
     version INTEGER NOT NULL
@@ -69,70 +70,3 @@ CREATE TABLE match_results_all (
     ended_by      VARCHAR             -- target | round_limit
 );
 
--- The facts of each finished match that the statistics need (STATS.md), computed by the
--- engine when its end is written (service/storage/facts.py) and written in the same
--- transaction; the same tables as analysis/stats/facts.sql. Nothing in them is secret: a
--- match has facts only once it is over.
-CREATE TABLE IF NOT EXISTS match_facts (
-    match_id          VARCHAR   NOT NULL PRIMARY KEY,
-    source            VARCHAR   NOT NULL CHECK (source IN ('served', 'imported', 'simulated')),
-    run               VARCHAR,             -- the simulation run's id; NULL otherwise
-    seats             TINYINT   NOT NULL CHECK (seats BETWEEN 2 AND 4),
-    variant           VARCHAR   NOT NULL,  -- american | stubby | berndt | british
-    players           VARCHAR[],           -- one name per seat (RECORD.md `players`); NULL unknown
-    target            INTEGER   NOT NULL,
-    round_limit       INTEGER,
-    finished          BOOLEAN   NOT NULL,
-    winner            TINYINT,             -- a seat of the winning side; NULL unfinished or drawn
-    first_leader      TINYINT,             -- who led round 0 (the match's first mover)
-    scores            INTEGER[] NOT NULL,  -- per seat, at the end (or now)
-    rounds            SMALLINT  NOT NULL,  -- rounds dealt
-    incomplete_rounds SMALLINT  NOT NULL   -- rounds without an end: cut by the win, or in play
-);
-
--- One row per round dealt; the statistics use the complete ones (STATS.md §1 columns first).
-CREATE TABLE IF NOT EXISTS round_facts (
-    match_id                VARCHAR    NOT NULL,
-    round                   SMALLINT   NOT NULL,  -- from 0
-    seats                   TINYINT    NOT NULL,
-    variant                 VARCHAR    NOT NULL,
-    complete                BOOLEAN    NOT NULL,  -- ended by a domino or a block
-    leader                  TINYINT    NOT NULL,
-    sniff                   BOOLEAN    NOT NULL,
-    maker                   TINYINT,              -- seat that made the Sniff
-    sniff_index             SMALLINT,             -- placement index of the Sniff
-    "double"                TINYINT,              -- d of the Sniff d-d
-    orientation             VARCHAR,              -- cross | inline where the variant has a choice
-    covered_after           SMALLINT,             -- placements after the Sniff's until both lines held
-    net                     INTEGER[],            -- per seat: its side's round net result
-    value                   DOUBLE,               -- value of the round for the maker's side
-                                                  -- (the leader's without a Sniff): its net
-                                                  -- minus the other sides' mean net
-    sniff_points            INTEGER    NOT NULL,
-    sniff_points_maker_side INTEGER    NOT NULL,
-    sniff_points_others     INTEGER    NOT NULL,
-    ending                  VARCHAR,              -- domino | blocked; NULL when incomplete
-    finisher                TINYINT,              -- the seat that dominoed
-    points                  INTEGER[]  NOT NULL,  -- per seat: points of its own placements
-    deductions              INTEGER[],            -- per seat: taken from its hand at the end
-    placements              SMALLINT[] NOT NULL,  -- per seat
-    scoring_placements      SMALLINT[] NOT NULL,  -- per seat: placements that scored
-    PRIMARY KEY (match_id, round)
-);
-
--- One row per Sniff decision of a complete round (STATS.md §3).
-CREATE TABLE IF NOT EXISTS sniff_decisions (
-    match_id        VARCHAR  NOT NULL,
-    round           SMALLINT NOT NULL,
-    seats           TINYINT  NOT NULL,
-    seat            TINYINT  NOT NULL,            -- the mover
-    placement_index SMALLINT NOT NULL,            -- the index the mover's placement got
-    "double"        TINYINT  NOT NULL,            -- the highest double the mover could place
-    outcome         VARCHAR  NOT NULL CHECK (outcome IN (
-                        'played', 'held_self', 'held_partner', 'held_other', 'held_never')),
-    mover_is_leader BOOLEAN  NOT NULL,
-    value           DOUBLE   NOT NULL,            -- value of the round for the mover's side
-    same_outcome_before SMALLINT NOT NULL,        -- decisions of this round with this outcome
-    same_outcome_after  SMALLINT NOT NULL,        -- before and after this one (clustering)
-    PRIMARY KEY (match_id, round, placement_index)
-);

@@ -1,6 +1,9 @@
 -- The facts tables of the Sniff-timing statistics (STATS.md), one row per match, per round
 -- and per Sniff decision, as `service.engine.facts.facts_rows` makes them. Computed once by
--- the engine when a match is replayed; every statistic is SQL over these typed columns.
+-- the engine when a match ends (service/storage/facts.py); every statistic is SQL over
+-- these typed columns. Part of the event log's schema (run after schema.sql for a new
+-- file; migrate_3_to_4.sql holds version 4's copy) and of the statistics' in-memory store.
+-- Nothing in them is secret: a match has facts only once it is over.
 -- Per-seat lists are indexed by seat (seat s is element s + 1 in SQL). The value of a round
 -- for a side (STATS.md, Words) is stored as a number with each round and decision: reading
 -- lists in bulk costs DuckDB several times more than a scalar column.
