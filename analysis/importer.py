@@ -31,10 +31,12 @@ from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
 from service.engine import ActionResult, MatchRecord
+from service.engine.facts import FactsRows, facts_rows
 from service.engine.tiles import NAMES
 from service.match_events import action_events, deal_event
 from service.storage.chain import CHAIN_DOMAIN, GENESIS, MatchSecrets, canonical
 from service.storage.events import DETAIL, HASH, EventRow, LogEvent, rows_to_arrow, to_rows
+from service.storage.facts import merged_facts
 
 ID_DOMAIN = b"sniff/import/v1\x00"
 LINES_PER_CHUNK = 64
@@ -166,10 +168,17 @@ class _Recorders:
 
     def __init__(self) -> None:
         self.made: EventRecorder | None = None
+        self.players: Sequence[str] | None = None
 
     def __call__(self, obj: object, record: MatchRecord) -> EventRecorder:
         self.made = recorder_for(obj, imported_match_id(obj), record)
+        self.players = record.players
         return self.made
+
+    def facts(self) -> FactsRows:
+        """The facts rows of the match the audit played (stored with its events)."""
+        assert self.made is not None
+        return facts_rows(self.made.match, self.made.match_id, self.players, "imported")
 
 
 def record_rows(record_obj: object) -> list[EventRow]:
@@ -192,6 +201,8 @@ class Prepared:
     match_id: str | None = None
     events: int = 0
     """How many events the record makes (0 for a bad one)."""
+    facts: FactsRows | None = None
+    """The facts rows of a good record's match (`service.storage.facts`)."""
     status: str = "bad"
     """`bad`, `new` (to import), `imported`, `present` (the log holds it), `repeat` (earlier
     in the file)."""
@@ -242,6 +253,7 @@ def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
             events = recorders.made.rows()  # the audit's own replay made them
             prepared.match_id = recorders.made.match_id
             prepared.events = len(events)
+            prepared.facts = recorders.facts()
             rows += events
             prepared.status = "new"
         out.append(prepared)
@@ -254,6 +266,11 @@ class Batch:
 
     prepared: list[Prepared]
     tables: list[pa.Table]
+
+    def facts(self) -> FactsRows:
+        """The facts rows of every match to import, once per match, to write in the
+        transaction of its events (`EventLog.import_matches(..., facts=...)`)."""
+        return merged_facts(p.facts for p in self.prepared if p.facts is not None)
 
     @property
     def bad(self) -> list[Prepared]:
@@ -272,7 +289,7 @@ def prepare(
     source: str,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
-    load: Callable[[pa.Table], None] | None = None,
+    load: Callable[[pa.Table, FactsRows], None] | None = None,
     skip_bad: bool = False,
 ) -> Batch:
     """Every record of the file audited, and the good ones turned into events, in order.
@@ -282,9 +299,10 @@ def prepare(
     once, the second marked `repeat`.
 
     With `load`, the events are not kept in the batch: each chunk's go to
-    `load` as soon as the chunk is audited (while the workers audit the next
-    ones), until a record is bad (unless `skip_bad`): the caller loads them
-    into one transaction, and drops it all if the file has a bad record.
+    `load`, with the facts rows of their matches, as soon as the chunk is
+    audited (while the workers audit the next ones), until a record is bad
+    (unless `skip_bad`): the caller loads them into one transaction, and
+    drops it all if the file has a bad record.
     """
     checker = Audit()
     chunks = chunked(enumerate(lines, start=1), LINES_PER_CHUNK)
@@ -292,6 +310,7 @@ def prepare(
     out = Batch([], [])
     clean = True
     waiting: list[pa.Table] = []
+    waiting_facts: list[FactsRows] = []
     for done in ordered_map(_prepare_chunk, chunks, workers, preload=(__name__,)):
         start = 0
         spans: list[tuple[int, int]] = []
@@ -305,9 +324,13 @@ def prepare(
                 clean = False
             elif item.match_id in seen:
                 item.status = "repeat"
+                item.facts = None
             elif item.match_id is not None:
                 seen.add(item.match_id)
                 spans.append(span)
+                if load is not None and item.facts is not None:
+                    waiting_facts.append(item.facts)
+                    item.facts = None  # the load takes them; the batch keeps no copy
             out.prepared.append(item)
         if sum(length for _, length in spans) == done.table.num_rows:
             tables = [done.table]  # every event of the chunk is to import: no slicing
@@ -318,16 +341,16 @@ def prepare(
         elif clean or skip_bad:
             waiting += tables
             if sum(t.num_rows for t in waiting) >= LOAD_EVENTS:
-                load(pa.concat_tables(waiting))
-                waiting = []
+                load(pa.concat_tables(waiting), merged_facts(waiting_facts))
+                waiting, waiting_facts = [], []
         else:
-            waiting = []  # the file will not go in
+            waiting, waiting_facts = [], []  # the file will not go in
         if progress is not None:
             progress(done.size)
     if load is not None and waiting and (clean or skip_bad):
         table = pa.concat_tables(waiting)
         if table.num_rows:
-            load(table)
+            load(table, merged_facts(waiting_facts))
     return out
 
 

@@ -241,13 +241,25 @@ def test_stats_over_the_event_log_while_served_and_after(
     assert {r["seats"] for r in rows} == {"2", "4", "all"}
     # The log does not record players yet: no bot factor.
     assert not {"maker_bot", "mover_bot", "matchup"} & {r["factor"] for r in rows}
+    summary = ["stats", "summary", "--db", str(db), "--format", "csv"]
+    live_summary = subprocess.run(
+        [*SNIFF, *summary], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert live_summary.returncode == 0, live_summary.stderr
+    assert "match_win_rate" in live_summary.stdout
     proc.terminate()
     proc.wait(timeout=30)
-    offline = subprocess.run(
-        [*SNIFF, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
-    )
-    assert offline.returncode == 0, offline.stderr
-    assert offline.stdout == live.stdout
+    for command, before in ((args, live), (summary, live_summary)):
+        offline = subprocess.run(
+            [*SNIFF, *command],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert offline.returncode == 0, offline.stderr
+        assert offline.stdout == before.stdout
     served = subprocess.run(
         [*SNIFF, *args[:-2], "--served"],
         cwd=tmp_path,
@@ -257,3 +269,21 @@ def test_stats_over_the_event_log_while_served_and_after(
         check=False,
     )
     assert served.stdout.startswith("2 matches, ")
+
+
+@pytest.mark.parametrize("command", ["sniff-timing", "summary"])
+def test_stats_of_the_log_equal_stats_of_its_records(
+    records: Path, tmp_path: Path, command: str
+) -> None:
+    """The facts the log stores when it imports the records give the figures of replaying
+    the records themselves."""
+    played = tmp_path / "played.jsonl"  # the bot matches: the hand-built ones do not import
+    played.write_text("\n".join(records.read_text().splitlines()[:-2]) + "\n")
+    db = tmp_path / "log.duckdb"
+    code, _, err = run("import", str(played), "--db", str(db))
+    assert code == 0, err
+    for fmt in ("csv", "json"):
+        _, from_records, _ = run("stats", command, "--records", str(played), "--format", fmt)
+        code, from_log, err = run("stats", command, "--db", str(db), "--format", fmt)
+        assert code == 0, err
+        assert from_log == from_records

@@ -14,7 +14,18 @@ from service.storage import EventLog, open_readonly
 from tests.replay_helpers import sample_log
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "schema.md"
-VIEWS = ("events", "matches", "deals", "actions", "round_ends", "rounds", "match_seats")
+VIEWS = (
+    "events",
+    "matches",
+    "deals",
+    "actions",
+    "round_ends",
+    "rounds",
+    "match_seats",
+    "match_facts",
+    "round_facts",
+    "sniff_decisions",
+)
 
 
 def sql_blocks() -> list[str]:

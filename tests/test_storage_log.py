@@ -42,7 +42,7 @@ def log(db: Path) -> Iterator[EventLog]:
 
 def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
     with EventLog(db) as log:
-        assert log.schema_version() == SCHEMA_VERSION == 3
+        assert log.schema_version() == SCHEMA_VERSION == 4
         assert log.opening.version_found is None
         views = log.query(
             "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name"
@@ -65,9 +65,12 @@ def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
         ).column("table_name")
         assert tables.to_pylist() == [
             "events_all",
+            "match_facts",
             "match_results_all",
             "match_settings_all",
+            "round_facts",
             "schema_version",
+            "sniff_decisions",
         ]
     assert db.exists()
 

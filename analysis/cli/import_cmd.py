@@ -16,6 +16,8 @@ from analysis.cli.audit_cmd import _Progress, _read_lines
 from analysis.cli.errors import Misuse, first_line
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
+from service.engine.facts import FactsRows
+from service.storage.facts import merged_facts
 
 if TYPE_CHECKING:
     from service.storage.log import ImportLoad
@@ -139,18 +141,20 @@ class _Loader:
         self.db_path, self.tls_ca, self.stack = db_path, tls_ca, stack
         self.direct = find_owner(db_path) is None
         self.tables: list[pa.Table] = []
+        self.facts: list[FactsRows] = []
         self.loading: ImportLoad | None = None
 
-    def add(self, table: pa.Table) -> None:
+    def add(self, table: pa.Table, facts: FactsRows) -> None:
         from service.storage import StorageError
 
         if self.direct and self.loading is None:
             self._open()
         if self.loading is None:
             self.tables.append(table)
+            self.facts.append(facts)
             return
         try:
-            self.loading.add(table)  # made and chained here
+            self.loading.add(table, facts)  # made and chained here
         except StorageError as e:
             raise Misuse(_one_line(self.db_path, e)) from None
 
@@ -186,13 +190,16 @@ class _Loader:
             return result.imported, result.present
         if not self.tables:
             return (), ()
-        return _load(self.db_path, pa.concat_tables(self.tables), self.tls_ca)
+        return _load(
+            self.db_path, pa.concat_tables(self.tables), self.tls_ca, merged_facts(self.facts)
+        )
 
 
 def _load(
-    db_path: str, table: pa.Table, tls_ca: str | None
+    db_path: str, table: pa.Table, tls_ca: str | None, facts: FactsRows | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Write the rows through the service that holds the log, or into the file itself."""
+    """Write the rows through the service that holds the log, or into the file itself, with
+    the matches' facts in the same transaction (a service replays them itself)."""
     from analysis.logquery import import_through_service
     from service.storage import EventLog, LogLocked, StorageError, find_owner
 
@@ -216,7 +223,7 @@ def _load(
         except (StorageError, OSError) as e:
             raise Misuse(_one_line(db_path, e)) from None
         try:
-            done = log.import_matches(table, verify=False)  # made and chained here
+            done = log.import_matches(table, verify=False, facts=facts)  # made and chained here
         except StorageError as e:
             raise Misuse(_one_line(db_path, e)) from None
         finally:

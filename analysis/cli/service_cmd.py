@@ -182,6 +182,9 @@ VIEWS = {
     "round_ends": "one row an ended round: ending, finisher, pips, deductions, scores",
     "match_ends": "one row a finished match: winner, scores",
     "events": "the table beneath them all: every event in order (match_id, seq, kind, ...)",
+    "match_facts": "one row a finished match, as the statistics see it (STATS.md)",
+    "round_facts": "one row a round of a finished match: Sniff, net, value, ending",
+    "sniff_decisions": "one row a Sniff decision: seat, double, outcome, value",
 }
 
 _QUERY_HELP = f"""Run one read-only SQL query over the event log, even while the service runs.
@@ -191,7 +194,7 @@ otherwise the file is opened read-only. Parameters bind to ? or $1, $2.
 
 \b
 What to query (every view has match_id; docs/schema.md describes each column):
-{chr(10).join(f"  {name:<11} {text}" for name, text in VIEWS.items())}
+{chr(10).join(f"  {name:<15} {text}" for name, text in VIEWS.items())}
 
 \b
 Parameters are text as written ('007' stays '007'); type one with a prefix:

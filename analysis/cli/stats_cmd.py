@@ -109,8 +109,8 @@ def _make_filters(
 def _store(
     db_path: str, records: str | None, facts_dir: str | None, keep: list[Any] | None = None
 ) -> Iterator[FactsStore]:
-    """The facts of the chosen input, replayed through the engine or read from Parquet; with
-    `keep`, the replayed matches are kept there too."""
+    """The facts of the chosen input: stored in the log, replayed from records, or Parquet;
+    with `keep`, the matches are replayed and kept there too."""
     from analysis.stats.load import load_log, load_records_file
 
     ctx = click.get_current_context()
@@ -259,7 +259,7 @@ def sniff_timing_cmd(
 ) -> None:
     """The observed Sniff-timing value by bucket and the holding value by outcome (STATS.md).
 
-    Reads the event log's finished matches (replayed through the engine), a
+    Reads the facts the event log stores for its finished matches, a
     records file, or Parquet facts. Filters that keep no match are an error
     (exit 2), never an empty table. See docs/statistics.md for what each
     number means.

@@ -1,8 +1,6 @@
-"""Facts by replaying matches through the engine: from RECORD.md files or the event log.
-
-Until the event log stores each match's facts when it is logged (planned:
-the log will call `facts_rows` itself), the statistics get them here by
-replaying every finished match of the log, or every record of a file.
+"""Facts for the statistics: replayed through the engine from RECORD.md files, or read
+from the event log, which stores each finished match's facts with its events
+(`service.storage.facts`; docs/schema.md, Facts).
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.stats.sql import statement
-from analysis.stats.store import FactsStore, StatsError
+from analysis.stats.store import TABLES, FactsStore, StatsError
 from service.engine import Deal, Match, Move, SniffError, Tile, replay
 from service.engine.facts import (
     DECISION_COLUMNS,
@@ -108,11 +106,33 @@ def load_records_file(
 
 
 def load_log(store: FactsStore, db_path: str | Path, keep: list[Replayed] | None = None) -> int:
-    """Replay every finished match of the event log (through `analysis.logquery`, so also
-    while a service holds the file) and add its facts.
+    """Add the facts of the event log's finished matches, read through `analysis.logquery`
+    (so also while a service holds the file); the number of matches.
 
-    The log does not record players yet: they are unknown (left out of the bot factors).
+    The facts are the ones the log stores with each finished match (`service.storage.facts`),
+    read with no replay. With `keep` (an analysis that needs the matches themselves, such as
+    the counterfactual Sniff timing), the matches are replayed from their events instead and
+    kept there.
     """
+    if keep is not None:
+        return _replay_log(store, db_path, keep)
+    from analysis.logquery import LogSource, NoLog
+    from service.storage import StorageError
+
+    try:
+        with LogSource(db_path) as source:
+            for table in TABLES:
+                store.add_batches(table, source.batches(statement("load.sql", table)))
+    except (NoLog, StorageError) as e:
+        raise StatsError(str(e)) from None
+    except Exception as e:  # a gRPC refusal from a service holding the file
+        details = getattr(e, "details", None)
+        raise StatsError(details() if callable(details) else str(e)) from None
+    return store.count("match_facts")
+
+
+def _replay_log(store: FactsStore, db_path: str | Path, keep: list[Replayed]) -> int:
+    """Replay every finished match of the event log and add its facts."""
     from analysis.logquery import NoLog, query_log
     from service.storage import StorageError
 

@@ -1,8 +1,8 @@
 """Where the facts live for the statistics: typed DuckDB tables, or Parquet files of them.
 
 A `FactsStore` is one DuckDB connection in which `match_facts`, `round_facts`
-and `sniff_decisions` exist, either as the typed tables of `facts.sql` (filled
-from records or the event log by replaying matches) or as views over a
+and `sniff_decisions` exist, either as the typed tables of the event log's `facts.sql` (filled
+from records by replaying matches, or with the facts the event log stores) or as views over a
 directory of Parquet facts (`DIR/match_facts/*.parquet`, …), the layout a
 simulation run writes and `sniff stats facts` saves.
 """
@@ -10,16 +10,14 @@ simulation run writes and `sniff stats facts` saves.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from analysis.stats.sql import text
 from service.engine.facts import FactsRows
-
-TABLES = ("match_facts", "round_facts", "sniff_decisions")
-"""The facts tables, in load order."""
+from service.storage.facts import TABLES, facts_schema, insert_facts
 
 
 class StatsError(Exception):
@@ -38,7 +36,7 @@ class FactsStore:
     @classmethod
     def in_memory(cls) -> FactsStore:
         con = duckdb.connect()
-        con.execute(text("facts.sql"))
+        con.execute(facts_schema())
         return cls(con)
 
     @classmethod
@@ -59,11 +57,20 @@ class FactsStore:
 
     def add(self, rows: FactsRows) -> None:
         """Insert a batch of facts rows (from `facts_rows`) into the typed tables."""
-        for table, columns in zip(TABLES, (rows.matches, rows.rounds, rows.decisions), strict=True):
-            if not next(iter(columns.values())):
-                continue
-            batch = pa.table(columns)  # noqa: F841 - read by DuckDB below by its name
-            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM batch").fetchall()
+        insert_facts(self.con, rows)
+
+    def add_batches(self, table: str, batches: Iterable[pa.RecordBatch]) -> None:
+        """Insert Arrow batches of one facts table as read from the event log."""
+        if table not in TABLES:
+            raise ValueError(table)
+        for batch in batches:
+            self.con.register("_facts_batch", batch)
+            try:
+                self.con.execute(
+                    f"INSERT INTO {table} BY NAME SELECT * FROM _facts_batch"
+                ).fetchall()
+            finally:
+                self.con.unregister("_facts_batch")
 
     def write_parquet(self, directory: str | Path, part: str | None = None) -> Path:
         """Write every table as one Parquet file per table under `directory`; a part written

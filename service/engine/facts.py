@@ -339,7 +339,7 @@ def match_facts(match: Match, rounds: Sequence[RoundFacts] | None = None) -> Mat
     )
 
 
-# -- rows for the facts tables (analysis/stats/facts.sql) ---------------------------------
+# -- rows for the facts tables (service/storage/facts.sql) ---------------------------------
 
 MATCH_COLUMNS: Final = (
     "match_id",

@@ -67,6 +67,8 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
+from service.engine.facts import FactsRows
+
 from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
 from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
@@ -83,6 +85,7 @@ from .events import (
     settings_to_arrow,
     to_rows,
 )
+from .facts import facts_of, fill_missing_facts, insert_facts
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
 from .journal import Journal, fsync_dir, journal_path, read_journal
@@ -165,9 +168,10 @@ class ImportLoad:
         self.events = 0
         self.discarded = False
 
-    def add(self, table: pa.Table) -> None:
-        """Insert a part's events (whole matches) and what they make of the typed tables,
-        leaving out the matches the log already holds."""
+    def add(self, table: pa.Table, facts: FactsRows | None = None) -> None:
+        """Insert a part's events (whole matches) and what they make of the typed tables
+        and the facts tables (`facts`' rows, or replayed), leaving out the matches the log
+        already holds."""
         table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
         ids = [str(m) for m in pc.unique(table.column("match_id")).to_pylist()]
         if not ids:
@@ -189,7 +193,7 @@ class ImportLoad:
         if table.num_rows:
             try:
                 with owner_only():
-                    _insert_table(self._cursor, table)
+                    _insert_table(self._cursor, table, facts)
             except _INSERT_ERRORS as exc:
                 raise _failure("the event log could not import the matches", exc) from exc
         self.imported += fresh
@@ -568,7 +572,9 @@ class EventLog(ReadAccess):
 
     # -- importing whole matches -------------------------------------------------
 
-    def import_matches(self, table: pa.Table, *, verify: bool = True) -> Imported:
+    def import_matches(
+        self, table: pa.Table, *, verify: bool = True, facts: FactsRows | None = None
+    ) -> Imported:
         """Add whole finished matches in one transaction: all of them, or nothing.
 
         For `sniff import` (the file itself, or the service's ImportMatches).
@@ -581,12 +587,16 @@ class EventLog(ReadAccess):
         out: importing twice changes nothing. The events go in as one Arrow
         insert and DuckDB commits once: an interruption at any point (a full
         disk, Ctrl-C) leaves the log as it was.
+
+        The facts of the finished matches (`service.storage.facts`) go in the same
+        transaction: `facts`' rows where the caller made them while replaying (`sniff
+        import`, `sniff simulate`), else the log replays the matches itself.
         """
         table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
         if verify:
             check_matches(_table_rows(table))
         with self.importing() as load:
-            load.add(table)
+            load.add(table, facts)
         return load.result()
 
     @contextmanager
@@ -740,6 +750,8 @@ def insert_rows(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None
         _insert_arrow(cursor, "insert_pending_results", "_pending_results", table)
     if explicit:
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
+    if results:
+        fill_missing_facts(cursor, [r[0] for r in results])
 
 
 def _table_rows(table: pa.Table) -> list[EventRow]:
@@ -772,9 +784,12 @@ def _explicit_deals(table: pa.Table) -> list[str]:
     return sorted(found)
 
 
-def _insert_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
+def _insert_table(
+    cursor: duckdb.DuckDBPyConnection, table: pa.Table, facts: FactsRows | None = None
+) -> None:
     """In the caller's transaction: the events of `table` (logged_at set) and what they
-    make of the typed tables. The typed rows come from the few events that make them."""
+    make of the typed tables. The typed rows come from the few events that make them; the
+    facts of the finished matches are `facts`' rows, replayed for those `facts` lacks."""
     typed = _table_rows(table.filter(pc.is_in(table.column("kind"), _TYPED_KINDS)))
     settings, results, explicit = settings_rows(typed), result_rows(typed), _explicit_deals(table)
     _insert_arrow(cursor, "insert_pending_events", "_pending_events", table)
@@ -788,6 +803,14 @@ def _insert_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
         )
     if explicit:
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
+    given: set[str] = set()
+    if facts is not None:
+        facts = facts_of(facts, {r[0] for r in results})
+        insert_facts(cursor, facts)
+        given = set(facts.matches["match_id"])
+    lacking = [r[0] for r in results if r[0] not in given]
+    if lacking:
+        fill_missing_facts(cursor, lacking)
 
 
 def _insert_arrow(

@@ -3,11 +3,12 @@
 `SCHEMA_VERSION` is the version this code writes. Opening a file read-write
 runs, in ONE transaction (a file is migrated whole or not at all):
 
-- a new file: schema.sql, which creates the tables at `SCHEMA_VERSION`;
+- a new file: schema.sql and facts.sql, which create the tables at `SCHEMA_VERSION`;
 - a file of an older version N: the steps `MIGRATIONS[N]`,
   `MIGRATIONS[N + 1]`, ... each a .sql file that moves the file one version
   up and sets schema_version, followed by `FINISHERS[N]` where a step needs
-  work SQL cannot do (the hash chain of the events of version 2);
+  work SQL cannot do (the hash chain of the events of version 2, the facts
+  of the finished matches of version 3, which need the engine);
 - then views.sql, which replaces every view with this release's.
 
 A file of a newer version (or another program's DuckDB file) is refused
@@ -32,11 +33,16 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 from . import _sql, chain
 from .errors import SchemaVersionError
 from .events import HASH, EventRow
+from .facts import fill_missing_facts
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """The schema version this code writes; schema.sql creates exactly this one."""
 
-MIGRATIONS: Final[dict[int, str]] = {1: "migrate_1_to_2.sql", 2: "migrate_2_to_3.sql"}
+MIGRATIONS: Final[dict[int, str]] = {
+    1: "migrate_1_to_2.sql",
+    2: "migrate_2_to_3.sql",
+    3: "migrate_3_to_4.sql",
+}
 """From version N (the key), the script that makes a file version N + 1."""
 
 LEGACY_BATCH_MATCHES: Final = 5_000
@@ -139,8 +145,14 @@ def _write_hashes(
         con.unregister("_legacy_hashes")
 
 
+def _fill_facts(con: duckdb.DuckDBPyConnection) -> None:
+    """The facts of every finished match of a version-3 file, by replaying it."""
+    fill_missing_facts(con)
+
+
 FINISHERS: Final[dict[int, Callable[[duckdb.DuckDBPyConnection], None]]] = {
     2: chain_legacy_events,
+    3: _fill_facts,
 }
 """From version N, what runs after MIGRATIONS[N]'s script, in the same transaction."""
 
@@ -207,6 +219,7 @@ def open_schema(con: duckdb.DuckDBPyConnection, path: Path) -> int | None:
     try:
         if version is None:
             con.execute(_sql.script("schema.sql"))
+            con.execute(_sql.script("facts.sql"))
         for step in steps:
             con.execute(_sql.script(MIGRATIONS[step]))
             finisher = FINISHERS.get(step)

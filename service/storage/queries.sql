@@ -179,3 +179,20 @@ QUALIFY row_number() OVER (PARTITION BY match_id ORDER BY seq DESC) = 1;
 SELECT DISTINCT match_id FROM match_settings_all WHERE list_contains($match_ids, match_id)
 UNION
 SELECT DISTINCT match_id FROM events_all WHERE list_contains($match_ids, match_id);
+
+-- name: finished_without_facts
+-- The finished matches whose facts are not stored yet (service/storage/facts.py): every
+-- finished match of a file migrated to version 4, or one whose end was loaded from the
+-- journal at open.
+SELECT DISTINCT match_id FROM events_all
+WHERE kind = 'match_ended'
+  AND match_id NOT IN (SELECT match_id FROM match_facts)
+ORDER BY match_id;
+
+-- name: replay_events
+-- The events that rebuild the given matches, each in seq order.
+SELECT match_id, kind, move, CAST(detail AS VARCHAR) AS detail
+FROM events_all
+WHERE list_contains($match_ids, match_id)
+  AND kind IN ('match_created', 'round_dealt', 'action')
+ORDER BY match_id, seq;

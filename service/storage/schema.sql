@@ -1,17 +1,18 @@
--- American Sniff event log: the tables of a new file, at schema version 3.
+-- American Sniff event log: the tables of a new file, at schema version 4.
 --
 -- Run once, when a log file is created. An existing file is brought to this
 -- version by the migration steps (migrate_N_to_M.sql, listed in migrate.py)
 -- instead, and views.sql is run after either. Table names ending in _all
 -- hold the secrets of matches in play (seeds, hands, boneyards, drawn
 -- tiles): only the service itself and a reader who names them explicitly
--- read them. docs/schema.md describes every table and view.
+-- read them. docs/schema.md describes every table and view. The facts
+-- tables (facts.sql) are created right after this script.
 
 CREATE TABLE schema_version (
     version INTEGER NOT NULL
 );
 
-INSERT INTO schema_version (version) VALUES (3);
+INSERT INTO schema_version (version) VALUES (4);
 
 -- Append-only: one row per thing that happened to a match, in order.
 CREATE TABLE events_all (
@@ -68,3 +69,4 @@ CREATE TABLE match_results_all (
     rounds        INTEGER,            -- rounds dealt
     ended_by      VARCHAR             -- target | round_limit
 );
+

@@ -1,9 +1,10 @@
--- The facts tables of the Sniff-timing statistics (STATS.md), one row per match, per round
--- and per Sniff decision, as `service.engine.facts.facts_rows` makes them. Computed once by
--- the engine when a match is replayed; every statistic is SQL over these typed columns.
--- Per-seat lists are indexed by seat (seat s is element s + 1 in SQL). The value of a round
--- for a side (STATS.md, Words) is stored as a number with each round and decision: reading
--- lists in bulk costs DuckDB several times more than a scalar column.
+-- Schema version 3 to 4, in the one transaction that opens the file.
+--
+-- Version 4 stores the facts of each finished match that the statistics need
+-- (STATS.md; the same tables as schema.sql). They need the rules, so SQL cannot
+-- compute them: right after this script migrate.py replays every finished match
+-- already in the file through the engine and writes its facts
+-- (service/storage/facts.py, fill_missing_facts).
 
 CREATE TABLE IF NOT EXISTS match_facts (
     match_id          VARCHAR   NOT NULL PRIMARY KEY,
@@ -68,3 +69,5 @@ CREATE TABLE IF NOT EXISTS sniff_decisions (
     same_outcome_after  SMALLINT NOT NULL,        -- before and after this one (clustering)
     PRIMARY KEY (match_id, round, placement_index)
 );
+
+UPDATE schema_version SET version = 4;

@@ -1,0 +1,178 @@
+"""The facts of finished matches, stored in the log with their events (docs/schema.md, Facts).
+
+The facts the Sniff-timing statistics need (`service.engine.facts`) are computed by the
+engine once, by replaying a finished match, and written to `match_facts`, `round_facts`
+and `sniff_decisions` in the same DuckDB transaction as the match's `match_ended` event:
+
+- the service's log: when the writer loads a batch that ends matches (`EventLog`), and at
+  open for every finished match that lacks them (a journal loaded after a crash, a file
+  migrated from version 3); so a finished match in DuckDB always has its facts;
+- `sniff import` and other bulk writers (`sniff simulate`): `EventLog.import_matches` with
+  the facts rows they already made while replaying, or, without them, by a replay here.
+
+`insert_facts` writes rows a caller made; `fill_missing_facts` replays what lacks them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
+from typing import Any, Final
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+from service.engine import Deal, Match, Move, SniffError, Tile
+from service.engine.facts import (
+    DECISION_COLUMNS,
+    MATCH_COLUMNS,
+    ROUND_COLUMNS,
+    SOURCES,
+    FactsRows,
+    empty_columns,
+    facts_rows,
+)
+
+from . import _sql
+
+TABLES: Final = ("match_facts", "round_facts", "sniff_decisions")
+"""The facts tables, in load order."""
+
+REPLAY_BATCH: Final = 2_000
+"""Matches replayed and written at once (bounds the memory a migration uses)."""
+
+_log = logging.getLogger(__name__)
+
+
+def facts_schema() -> str:
+    """The script that creates the facts tables (facts.sql), for a store outside the log."""
+    return _sql.script("facts.sql")
+
+
+def new_rows() -> FactsRows:
+    """Empty facts rows, to fill with `facts_rows(..., out=rows)`."""
+    return FactsRows(
+        empty_columns(MATCH_COLUMNS), empty_columns(ROUND_COLUMNS), empty_columns(DECISION_COLUMNS)
+    )
+
+
+def insert_facts(con: duckdb.DuckDBPyConnection, rows: FactsRows) -> None:
+    """Insert facts rows (from `facts_rows`) into the three tables, in the caller's
+    transaction: a bulk writer calls it (or `EventLog.import_matches(..., facts=rows)`)
+    in the transaction of the matches' events."""
+    for table, columns in zip(TABLES, (rows.matches, rows.rounds, rows.decisions), strict=True):
+        if not next(iter(columns.values())):
+            continue
+        name = f"_pending_{table}"
+        con.register(name, pa.table(columns))
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}").fetchall()
+        finally:
+            with suppress(duckdb.Error):
+                con.unregister(name)
+
+
+def merged_facts(parts: Iterable[FactsRows]) -> FactsRows:
+    """One batch of the facts rows of many matches."""
+    out = new_rows()
+    for part in parts:
+        for into, columns in zip(
+            (out.matches, out.rounds, out.decisions),
+            (part.matches, part.rounds, part.decisions),
+            strict=True,
+        ):
+            for name, values in columns.items():
+                into[name].extend(values)
+    return out
+
+
+def facts_of(rows: FactsRows, match_ids: set[str]) -> FactsRows:
+    """The rows of `rows` that belong to the matches `match_ids`."""
+    tables = []
+    for columns in (rows.matches, rows.rounds, rows.decisions):
+        keep = [i for i, m in enumerate(columns["match_id"]) if m in match_ids]
+        tables.append({name: [values[i] for i in keep] for name, values in columns.items()})
+    return FactsRows(*tables)
+
+
+def fill_missing_facts(
+    con: duckdb.DuckDBPyConnection, match_ids: Sequence[str] | None = None
+) -> int:
+    """Replay finished matches and store their facts, in the caller's transaction; how many.
+
+    `match_ids`: the matches whose end the caller is writing (they have no facts yet); None:
+    every finished match without facts (a migration). A match that does not replay (which
+    the engine refused when it was played, so never in the normal course) is logged and left
+    without facts rather than stopping the log from loading its events.
+    """
+    if match_ids is None:
+        found = con.execute(_sql.query("finished_without_facts")).fetchall()
+        match_ids = [str(m) for (m,) in found]
+    done = 0
+    for start in range(0, len(match_ids), REPLAY_BATCH):
+        chunk = list(match_ids[start : start + REPLAY_BATCH])
+        events = con.execute(_sql.query("replay_events"), {"match_ids": chunk}).fetchall()
+        rows = new_rows()
+        for match_id, match_events in _by_match(events):
+            try:
+                match, players, source, run = replay_events(match_events)
+            except (SniffError, KeyError, TypeError, ValueError):
+                _log.exception("match %s does not replay: it gets no facts", match_id)
+                continue
+            facts_rows(match, match_id, players, source, run, out=rows)
+            done += 1
+        insert_facts(con, rows)
+    return done
+
+
+def _by_match(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[str, list[tuple[Any, ...]]]]:
+    current: str | None = None
+    events: list[tuple[Any, ...]] = []
+    for row in rows:
+        if row[0] != current:
+            if current is not None:
+                yield current, events
+            current, events = str(row[0]), []
+        events.append(row)
+    if current is not None:
+        yield current, events
+
+
+def replay_events(
+    events: Sequence[tuple[Any, ...]],
+) -> tuple[Match, list[str] | None, str, str | None]:
+    """A logged match rebuilt from its (match_id, kind, move, detail) rows of creation,
+    deals and actions; with its players, source and run."""
+    first = events[0]
+    if first[1] != "match_created":
+        raise ValueError("the log does not start with its creation")
+    settings = json.loads(first[3] or "{}")
+    match = Match(
+        settings["seats"],
+        target=settings.get("target"),
+        variant=settings.get("variant", "american"),
+        round_limit=settings.get("round_limit"),
+        auto_deal=False,
+    )
+    for _, kind, move, detail in events[1:]:
+        if kind == "round_dealt":
+            dealt = json.loads(detail)
+            match.deal(
+                Deal.of(
+                    [[Tile.parse(t) for t in hand] for hand in dealt["hands"]],
+                    [Tile.parse(t) for t in dealt["boneyard"]],
+                    dealt["leader"],
+                )
+            )
+        elif kind == "action":
+            match.apply(Move.parse(move))
+    players = settings.get("players")
+    source = settings.get("source", "served")
+    return (
+        match,
+        players if isinstance(players, list) and len(players) == match.seats else None,
+        source if source in SOURCES else "served",
+        settings.get("run_id"),
+    )
