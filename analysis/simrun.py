@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
@@ -184,15 +183,15 @@ class ChunkDone:
     events: int
 
 
-def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
-    """Play one chunk and write its file (in a worker process or a Ray task).
+def ignore_interrupts() -> None:
+    """A worker's start: Ctrl-C reaches the whole process group, but the command's own
+    process decides what an interruption stops, and lets the chunks being played finish."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    A worker ignores SIGINT: the command's own process decides what an
-    interruption stops, and lets the chunks already being played finish.
-    """
+
+def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
+    """Play one chunk and write its file (in a worker process or a Ray task)."""
     run_dir, settings_json, chunk = job
-    if multiprocessing.parent_process() is not None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
     settings = RunSettings.from_json(settings_json)
     table = chunk_table(settings, chunk)
     _write_atomically(

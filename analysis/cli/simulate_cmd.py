@@ -43,6 +43,7 @@ from analysis.simrun import (
     code_version,
     default_chunk_size,
     default_run_id,
+    ignore_interrupts,
     play_chunk,
     ray_map,
     read_chunk,
@@ -324,11 +325,16 @@ def _run(
                 done = ray_map(ray_address, jobs, workers)
             else:
                 done = ordered_map(
-                    play_chunk, jobs, min(workers, max(1, len(jobs))), ("analysis.simrun",)
+                    play_chunk,
+                    jobs,
+                    min(workers, max(1, len(jobs))),
+                    ("analysis.simrun",),
+                    ignore_interrupts,
                 )
-            for finished in done:
-                played += finished.matches
-                load(finished.chunk)
+            with contextlib.closing(done):  # on an interruption: the running chunks finish
+                for finished in done:
+                    played += finished.matches
+                    load(finished.chunk)
     except KeyboardInterrupt:
         with _uninterrupted():
             for chunk in sorted(chunks_on_disk(run_dir) - loaded):

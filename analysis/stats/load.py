@@ -168,5 +168,5 @@ def _replay_events(
         match,
         players if isinstance(players, list) and len(players) == match.seats else None,
         source if source in SOURCES else "served",
-        settings.get("run"),
+        settings.get("run_id", settings.get("run")),
     )
