@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import signal
+import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,7 +60,19 @@ def code_version() -> str:
         package = version("american-sniff")
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         package = "unknown"
-    return f"american-sniff {package}, rules {RULES_VERSION}"
+    out = f"american-sniff {package}, rules {RULES_VERSION}"
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{out}, git {commit}" if commit else out
 
 
 @dataclass(frozen=True, slots=True)

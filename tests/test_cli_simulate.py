@@ -85,25 +85,38 @@ def test_the_same_seed_gives_the_same_matches_whatever_the_number_of_workers(
     assert a == b  # the default run id comes from the settings, so the ids agree too
 
 
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What an uninterrupted run of the kill tests' settings stores."""
+    whole = tmp_path_factory.mktemp("whole") / "whole.duckdb"
+    assert simulate(whole, *KILLED_RUN).exit_code == 0
+    return stored(whole)
+
+
+KILLED_RUN = ("--matches", "300", "--seed", "11", "--run", "k", "--workers", "2")
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the command", "Ctrl-C to its process group"])
 def test_a_run_killed_mid_way_keeps_whole_chunks_and_resumes_to_the_uninterrupted_run(
-    tmp_path: Path,
+    tmp_path: Path, whole_run: dict[str, Any], how: str
 ) -> None:
-    whole = tmp_path / "whole.duckdb"
-    args = ["--matches", "300", "--seed", "11", "--run", "k", "--workers", "2"]
-    assert simulate(whole, *args).exit_code == 0
     db = tmp_path / "cut.duckdb"
     proc = subprocess.Popen(
-        [SNIFF, "simulate", "--db", str(db), *args],
+        [SNIFF, "simulate", "--db", str(db), *KILLED_RUN],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     run_dir = tmp_path / "cut.duckdb.runs" / "k"
     deadline = time.monotonic() + 120
     while not list(run_dir.glob("chunk-*.parquet")) and time.monotonic() < deadline:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
+    if how.startswith("SIGTERM"):
+        proc.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2, err
     assert "interrupted:" in err
@@ -116,7 +129,7 @@ def test_a_run_killed_mid_way_keeps_whole_chunks_and_resumes_to_the_uninterrupte
     assert kept == sum(len(settings.chunk_range(c)) for c in simrun.chunks_on_disk(run_dir))
     resumed = sniff("simulate", "--db", str(db), "--resume", "k")
     assert resumed.returncode == 0, resumed.stderr
-    assert stored(db) == stored(whole)
+    assert stored(db) == whole_run
 
 
 def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
@@ -159,6 +172,7 @@ def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
         (["--seats", "5"], "--seats"),
         (["--seats", "1"], "--seats"),
         (["--resume", "nowhere"], "no run 'nowhere' to resume"),
+        (["--resume", "r", "--seats", "3"], "leave out --seats"),
         (["--run", "../escape"], "--run"),
         (["--seed", str(2**64 - 2), "--matches", "3"], "largest seed"),
     ],

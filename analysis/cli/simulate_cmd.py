@@ -240,7 +240,16 @@ def simulate(
     """
     workers = workers or default_workers()
     root = runs_dir(db_path)
+    ctx = click.get_current_context()
     if resume is not None:
+        given = [
+            "--" + name.replace("_", "-")
+            for name in ("seats", "count", "seed", "bots", "variant", "round_limit", "target")
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        ] + (["--run"] if run_id is not None else [])
+        if given:
+            shown = ", ".join("--matches" if g == "--count" else g for g in given)
+            raise Misuse(f"--resume runs with the run's stored settings: leave out {shown}")
         run_dir = root / resume
         if not RUN_ID.fullmatch(resume) or not (run_dir / RUN_FILE).is_file():
             raise Misuse(f"no run {resume!r} to resume beside {db_path} (in {root})")
