@@ -8,8 +8,11 @@ Prints, as the median (min..max) of several runs, for greedy-bot 2-seat matches:
   written as Parquet chunks and loaded into a fresh DuckDB log, per second of the
   run (the command's own figure: from the first chunk handed out to the last one
   loaded, process start-up left out), and the wall time of the whole command;
-* the ratios: one worker against the engine, and the scaling of all cores against
-  cores x one worker;
+* matches per CPU second of the command and its workers (what contention from
+  other jobs leaves alone), on one worker and on every core;
+* the ratios: one worker against the engine, the scaling of all cores against
+  cores x one worker, and the CPU efficiency (all cores' matches per CPU second
+  against one worker's: 1.0 means parallel play costs no extra CPU);
 * with Ray installed: a `--ray local` run of the same matches against local workers.
 
 Every run plays the same seeded matches into a new log file.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,21 +58,29 @@ def sniff_command() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "analysis.cli"]
 
 
-def simulate_rate(matches: int, seed: int, workers: int, ray: bool = False) -> tuple[float, float]:
-    """(matches/s of the run, wall seconds of the command) into a fresh log."""
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def simulate_rate(
+    matches: int, seed: int, workers: int, ray: bool = False
+) -> tuple[float, float, float]:
+    """(matches/s of the run, wall seconds of the command, matches per CPU second of the
+    command and its workers) into a fresh log."""
     with tempfile.TemporaryDirectory() as tmp:
         argv = [*sniff_command(), "simulate", "--db", str(Path(tmp) / "bench.duckdb")]
         argv += ["--matches", str(matches), "--seed", str(seed), "--bots", ",".join(BOTS)]
         argv += ["--workers", str(workers)] + (["--ray", "local"] if ray else [])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), children_cpu()
         done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, children_cpu() - cpu
         if done.returncode != 0:
             raise SystemExit(f"sniff simulate failed: {done.stderr.strip()}")
         found = RATE.search(done.stdout)
         if found is None:
             raise SystemExit(f"no rate in: {done.stdout!r}")
-        return float(found.group(1).replace(",", "")), wall
+        return float(found.group(1).replace(",", "")), wall, matches / max(cpu, 1e-9)
 
 
 def have_ray() -> bool:
@@ -100,26 +112,31 @@ def main() -> None:
         "one_worker_wall_s": [],
         "all_cores": [],
         "all_cores_wall_s": [],
+        "one_worker_per_cpu_s": [],
+        "all_cores_per_cpu_s": [],
     }
     ray = have_ray() and not args.no_ray
     if ray:
         figures["ray_local"], figures["ray_local_wall_s"] = [], []
     for _ in range(runs):
         figures["engine"].append(engine_rate(max(10, matches // 4), 0))
-        rate, wall = simulate_rate(matches, 0, 1)
+        rate, wall, per_cpu = simulate_rate(matches, 0, 1)
         figures["one_worker"].append(rate)
         figures["one_worker_wall_s"].append(wall)
-        rate, wall = simulate_rate(matches, 0, cores)
+        figures["one_worker_per_cpu_s"].append(per_cpu)
+        rate, wall, per_cpu = simulate_rate(matches, 0, cores)
         figures["all_cores"].append(rate)
         figures["all_cores_wall_s"].append(wall)
+        figures["all_cores_per_cpu_s"].append(per_cpu)
         if ray:
-            rate, wall = simulate_rate(matches, 0, cores, ray=True)
+            rate, wall, _ = simulate_rate(matches, 0, cores, ray=True)
             figures["ray_local"].append(rate)
             figures["ray_local_wall_s"].append(wall)
     med = {k: statistics.median(v) for k, v in figures.items()}
     ratios = {
         "one_worker_vs_engine": med["one_worker"] / med["engine"],
         "scaling": med["all_cores"] / (cores * med["one_worker"]),
+        "cpu_efficiency": med["all_cores_per_cpu_s"] / med["one_worker_per_cpu_s"],
     }
     if ray:
         ratios["ray_overhead_wall"] = med["ray_local_wall_s"] / med["all_cores_wall_s"] - 1
@@ -138,7 +155,11 @@ def main() -> None:
     print(f"sniff simulate: {matches} greedy 2-seat matches, {runs} runs, {cores} cores")
     print(f"{'measure':<28} {'median':>10} {'min..max':>22}")
     for name, values in figures.items():
-        unit = "s" if name.endswith("_s") else "matches/s"
+        unit = "matches/s"
+        if name.endswith("_wall_s"):
+            unit = "s"
+        elif name.endswith("_cpu_s"):
+            unit = "matches/CPU s"
         s = summary(values)
         print(f"{name:<28} {s['median']:>10,.1f} {s['min']:>10,.1f}..{s['max']:<10,.1f} {unit}")
     for name, value in ratios.items():

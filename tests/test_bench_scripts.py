@@ -217,10 +217,12 @@ def test_bench_simulate_quick_reports_every_measure_and_its_ratios() -> None:
         "one_worker_wall_s",
         "all_cores",
         "all_cores_wall_s",
+        "one_worker_per_cpu_s",
+        "all_cores_per_cpu_s",
     }
     for name, figure in figures.items():
         assert len(figure["runs"]) == doc["runs"] >= 2, name
         assert positive(figure["runs"]), (name, figure)
         assert figure["min"] <= figure["median"] <= figure["max"], name
-    assert set(doc["ratios"]) == {"one_worker_vs_engine", "scaling"}
+    assert set(doc["ratios"]) == {"one_worker_vs_engine", "scaling", "cpu_efficiency"}
     assert positive(list(doc["ratios"].values()))
