@@ -28,6 +28,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -194,6 +195,8 @@ class ChunkDone:
     chunk: int
     matches: int
     events: int
+    cpu_s: float
+    """CPU seconds the worker spent on the chunk (play, events, file)."""
 
 
 def ignore_interrupts() -> None:
@@ -205,13 +208,15 @@ def ignore_interrupts() -> None:
 def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
     """Play one chunk and write its file (in a worker process or a Ray task)."""
     run_dir, settings_json, chunk = job
+    cpu = time.process_time()
     settings = RunSettings.from_json(settings_json)
     table = chunk_table(settings, chunk)
     _write_atomically(
         chunk_path(Path(run_dir), chunk),
         lambda tmp: pq.write_table(table, tmp, compression="zstd"),
     )
-    return ChunkDone(chunk, len(settings.chunk_range(chunk)), table.num_rows)
+    cpu = time.process_time() - cpu
+    return ChunkDone(chunk, len(settings.chunk_range(chunk)), table.num_rows, cpu)
 
 
 def read_chunk(run_dir: Path, chunk: int) -> pa.Table:

@@ -3,16 +3,19 @@
 Prints, as the median (min..max) of several runs, for greedy-bot 2-seat matches:
 
 * the engine's own play (`play_match`, what scripts/bench_engine.py times) with the
-  same bots, on one core in this process: the ceiling of one worker;
+  same bots, per CPU second of this process: the ceiling of one worker;
 * `sniff simulate --workers 1` and `--workers <cores>`: matches played, chained,
   written as Parquet chunks and loaded into a fresh DuckDB log, per second of the
   run (the command's own figure: from the first chunk handed out to the last one
   loaded, process start-up left out), and the wall time of the whole command;
-* matches per CPU second of the command and its workers (what contention from
-  other jobs leaves alone), on one worker and on every core;
-* the ratios: one worker against the engine, the scaling of all cores against
-  cores x one worker, and the CPU efficiency (all cores' matches per CPU second
-  against one worker's: 1.0 means parallel play costs no extra CPU);
+* matches per CPU second of the workers (the command reports the CPU time its
+  chunks took; contention from other jobs leaves it nearly alone), on one
+  worker and on every core;
+* the ratios: one worker's matches per CPU second against the engine's, the
+  scaling of all cores' wall rate against cores x one worker's, and the CPU
+  efficiency (all cores' matches per worker CPU second against one worker's:
+  1.0 means running in parallel costs no extra CPU, so on idle cores the
+  scaling would be linear);
 * with Ray installed: a `--ray local` run of the same matches against local workers.
 
 Every run plays the same seeded matches into a new log file.
@@ -27,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -43,14 +45,15 @@ from analysis.parallel import default_workers  # noqa: E402
 from analysis.simulate import bot_match  # noqa: E402
 
 BOTS = ("greedy",)
-RATE = re.compile(r"played now, ([\d,.]+) matches/s")
+RATE = re.compile(r"played now, ([\d,.]+) matches/s, ([\d,.]+) worker CPU s")
 
 
 def engine_rate(matches: int, seed: int) -> float:
-    start = time.perf_counter()
+    """The engine's bare play: matches per CPU second of this process."""
+    start = time.process_time()
     for i in range(matches):
         bot_match(2, seed + i, BOTS)
-    return matches / (time.perf_counter() - start)
+    return matches / (time.process_time() - start)
 
 
 def sniff_command() -> list[str]:
@@ -58,28 +61,24 @@ def sniff_command() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "analysis.cli"]
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def simulate_rate(
     matches: int, seed: int, workers: int, ray: bool = False
 ) -> tuple[float, float, float]:
-    """(matches/s of the run, wall seconds of the command, matches per CPU second of the
-    command and its workers) into a fresh log."""
+    """(matches/s of the run, wall seconds of the command, matches per CPU second of its
+    workers) into a fresh log."""
     with tempfile.TemporaryDirectory() as tmp:
         argv = [*sniff_command(), "simulate", "--db", str(Path(tmp) / "bench.duckdb")]
         argv += ["--matches", str(matches), "--seed", str(seed), "--bots", ",".join(BOTS)]
         argv += ["--workers", str(workers)] + (["--ray", "local"] if ray else [])
-        start, cpu = time.perf_counter(), children_cpu()
+        start = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
-        wall, cpu = time.perf_counter() - start, children_cpu() - cpu
+        wall = time.perf_counter() - start
         if done.returncode != 0:
             raise SystemExit(f"sniff simulate failed: {done.stderr.strip()}")
         found = RATE.search(done.stdout)
         if found is None:
             raise SystemExit(f"no rate in: {done.stdout!r}")
+        cpu = float(found.group(2).replace(",", ""))
         return float(found.group(1).replace(",", "")), wall, matches / max(cpu, 1e-9)
 
 
@@ -107,7 +106,7 @@ def main() -> None:
     matches = args.matches or (40 if args.quick else 2000)
     cores = default_workers()
     figures: dict[str, list[float]] = {
-        "engine": [],
+        "engine_per_cpu_s": [],
         "one_worker": [],
         "one_worker_wall_s": [],
         "all_cores": [],
@@ -119,7 +118,7 @@ def main() -> None:
     if ray:
         figures["ray_local"], figures["ray_local_wall_s"] = [], []
     for _ in range(runs):
-        figures["engine"].append(engine_rate(max(10, matches // 4), 0))
+        figures["engine_per_cpu_s"].append(engine_rate(max(10, matches // 4), 0))
         rate, wall, per_cpu = simulate_rate(matches, 0, 1)
         figures["one_worker"].append(rate)
         figures["one_worker_wall_s"].append(wall)
@@ -134,7 +133,7 @@ def main() -> None:
             figures["ray_local_wall_s"].append(wall)
     med = {k: statistics.median(v) for k, v in figures.items()}
     ratios = {
-        "one_worker_vs_engine": med["one_worker"] / med["engine"],
+        "one_worker_vs_engine": med["one_worker_per_cpu_s"] / med["engine_per_cpu_s"],
         "scaling": med["all_cores"] / (cores * med["one_worker"]),
         "cpu_efficiency": med["all_cores_per_cpu_s"] / med["one_worker_per_cpu_s"],
     }

@@ -212,7 +212,7 @@ def test_bench_simulate_quick_reports_every_measure_and_its_ratios() -> None:
     assert doc["bots"] == ["greedy"]
     figures = doc["figures"]
     assert set(figures) == {
-        "engine",
+        "engine_per_cpu_s",
         "one_worker",
         "one_worker_wall_s",
         "all_cores",

@@ -324,7 +324,7 @@ def _run(
 
     todo = [c for c in range(settings.chunks) if c not in loaded and c not in on_disk]
     jobs = [(str(run_dir), settings.to_json(), c) for c in todo]
-    played = 0
+    played, cpu = 0, 0.0
     try:
         with _sigterm_interrupts():
             for chunk in sorted(on_disk - loaded):
@@ -343,6 +343,7 @@ def _run(
             with contextlib.closing(done):  # on an interruption: the running chunks finish
                 for finished in done:
                     played += finished.matches
+                    cpu += finished.cpu_s
                     load(finished.chunk)
     except KeyboardInterrupt:
         with _uninterrupted():
@@ -362,7 +363,9 @@ def _run(
         ) from None
     bar.update(0, final=True)
     elapsed = time.monotonic() - started
-    rate = f", {played / elapsed:,.0f} matches/s" if played and elapsed > 0 else ""
+    rate = ""
+    if played and elapsed > 0:
+        rate = f", {played / elapsed:,.0f} matches/s, {cpu:,.1f} worker CPU s"
     click.echo(
         f"{sink.db_path}: run {run} complete: {settings.matches:,} simulated matches "
         f"({played:,} played now{rate})"
