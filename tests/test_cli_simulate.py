@@ -252,3 +252,31 @@ def test_a_local_ray_run_stores_the_same_matches_as_local_workers(tmp_path: Path
     done = sniff("simulate", "--db", str(rayed), *args, "--ray", "local", timeout=300)
     assert done.returncode == 0, done.stderr
     assert stored(rayed) == stored(local)
+
+
+def test_a_log_that_refuses_a_chunk_stops_the_run_in_one_line_and_the_run_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.storage import EventLog, LogFull
+
+    real = EventLog.import_matches
+    calls: list[int] = []
+
+    def refusing_the_second(self: EventLog, table: Any, **kwargs: Any) -> Any:
+        calls.append(table.num_rows)
+        if len(calls) > 1:
+            raise LogFull(f"the event log {self.path} is full: the disk is full")
+        return real(self, table, **kwargs)
+
+    db = tmp_path / "log.duckdb"
+    monkeypatch.setattr(EventLog, "import_matches", refusing_the_second)
+    done = simulate(db, "--matches", "20", "--run", "l", "--workers", "1")
+    assert done.exit_code == 2
+    assert done.output.count("\n") == 1
+    assert done.output.startswith("Error: ")
+    assert "is full" in done.output
+    assert "5 of 20 matches of run l stored" in done.output
+    assert "--resume l" in done.output
+    monkeypatch.setattr(EventLog, "import_matches", real)
+    assert simulate(db, "--resume", "l").exit_code == 0
+    assert len(stored(db)["matches"]) == 20

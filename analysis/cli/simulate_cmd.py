@@ -351,6 +351,9 @@ def _run(
                 load(chunk)  # chunks that finished while the run stopped
         bar.update(0, final=True)
         raise Misuse(_stopped(settings, loaded, run_dir, "interrupted")) from None
+    except Misuse as e:  # the log refused a chunk (a full disk under the log, say)
+        bar.update(0, final=True)
+        raise Misuse(_stopped(settings, loaded, run_dir, e.message)) from None
     except OSError as e:
         with _uninterrupted(), contextlib.suppress(Misuse, OSError):
             clean_temporaries(run_dir)
