@@ -312,8 +312,7 @@ def _run(
         raise Misuse(f"cannot write run {run} in {run_dir}: {e.strerror or e}") from None
     loaded = chunks_in_log(settings, sink.stored_ids(run))
     on_disk = chunks_on_disk(run_dir)
-    bar = _Bar(progress, settings.matches, 0)
-    bar.update(sum(len(settings.chunk_range(c)) for c in loaded))
+    bar = _Bar(progress, settings.matches, sum(len(settings.chunk_range(c)) for c in loaded))
     started = time.monotonic()
 
     def load(chunk: int) -> None:
