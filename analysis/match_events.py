@@ -152,12 +152,24 @@ def bot_match(
     max_actions: int | None = None,
     variant: str = "american",
     round_limit: int | None = None,
+    target: int | None = None,
     secrets: MatchSecrets | None = None,
+    sealed: bool = True,
+    **settings: Any,
 ) -> EventRecorder:
     """One bot-played match (seat i plays bot i, the bots in turn, seeded seed*10+i), its
-    events kept; for its `match` and its `events` both."""
+    events kept; for its `match` and its `events` both. `settings` go into its
+    match_created detail (source, run_id, players, ...)."""
     recorder = EventRecorder(
-        match_id, seats, seed=seed, variant=variant, round_limit=round_limit, secrets=secrets
+        match_id,
+        seats,
+        seed=seed,
+        target=target,
+        variant=variant,
+        round_limit=round_limit,
+        secrets=secrets,
+        sealed=sealed,
+        **settings,
     )
     players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
     match = recorder.match

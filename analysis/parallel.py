@@ -41,12 +41,14 @@ def ordered_map(
     chunks: Iterable[T],
     workers: int,
     preload: tuple[str, ...] = (),
+    initializer: Callable[[], object] | None = None,
 ) -> Iterator[R]:
     """`fn(chunk)` for every chunk, in order; in `workers` processes when more than one.
 
     `fn` must be a module-level function (it is pickled by name) and chunks
-    and results picklable. With one worker everything runs here, in order,
-    without a pool. An exception in `fn` is raised here, at its chunk.
+    and results picklable; `initializer` runs first in each worker. With one
+    worker everything runs here, in order, without a pool. An exception in `fn`
+    is raised here, at its chunk.
     """
     if workers <= 1:
         yield from map(fn, chunks)
@@ -55,7 +57,9 @@ def ordered_map(
     if preload:
         context.set_forkserver_preload(list(preload))
     pending: deque[Future[R]] = deque()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=initializer
+    ) as pool:
         try:
             for chunk in chunks:
                 pending.append(pool.submit(fn, chunk))

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev,plot]'
+.venv/bin/python -m pip install -q -e '.[dev,plot,cluster]'
 if [ -f clients/node/package.json ]; then
   (cd clients/node && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -202,3 +202,27 @@ def test_bench_rollout_quick_measures_every_part() -> None:
         low, high = figures["ci95"]
         assert low <= figures["mean_net_per_round"] <= high
         assert figures["rounds"] == 2 * figures["deals"]
+
+
+def test_bench_simulate_quick_reports_every_measure_and_its_ratios() -> None:
+    doc: dict[str, Any] = json.loads(
+        run_script("bench_simulate.py", "--quick", "--json", "--no-ray", timeout=300)
+    )
+    assert doc["cores"] >= 1
+    assert doc["bots"] == ["greedy"]
+    figures = doc["figures"]
+    assert set(figures) == {
+        "engine_per_cpu_s",
+        "one_worker",
+        "one_worker_wall_s",
+        "all_cores",
+        "all_cores_wall_s",
+        "one_worker_per_cpu_s",
+        "all_cores_per_cpu_s",
+    }
+    for name, figure in figures.items():
+        assert len(figure["runs"]) == doc["runs"] >= 2, name
+        assert positive(figure["runs"]), (name, figure)
+        assert figure["min"] <= figure["median"] <= figure["max"], name
+    assert set(doc["ratios"]) == {"one_worker_vs_engine", "scaling", "cpu_efficiency"}
+    assert positive(list(doc["ratios"].values()))

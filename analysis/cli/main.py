@@ -18,6 +18,7 @@ from analysis.cli.record_cmd import play, record
 from analysis.cli.recover_cmd import recover
 from analysis.cli.replay_cmd import matches, replay
 from analysis.cli.service_cmd import demo, query, serve
+from analysis.cli.simulate_cmd import simulate
 from analysis.cli.stats_cmd import stats
 from analysis.cli.tournament_cmd import tournament
 
@@ -81,6 +82,7 @@ cli.add_command(replay)
 cli.add_command(import_)
 cli.add_command(export)
 cli.add_command(stats)
+cli.add_command(simulate)
 cli.add_command(analyze)
 cli.add_command(analysis)
 cli.add_command(tournament)
