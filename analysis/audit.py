@@ -105,6 +105,8 @@ class Witness(Protocol):
 
     def dealt(self, *, explicit: bool) -> None: ...
 
+    def before(self) -> None: ...
+
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None: ...
 
 
@@ -186,6 +188,8 @@ class _Auditor:
                     r, k, "after_round_end", f"the round had already ended ({end.kind.value})"
                 )
                 raise _Stop
+            if witness is not None:
+                witness.before()
             try:
                 result = match.apply(move)
             except IllegalMove as e:

@@ -31,7 +31,7 @@ from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
 from service.engine import ActionResult, MatchRecord
-from service.engine.facts import FactsRows, facts_rows
+from service.engine.facts import FactsRows, RoundFacts, RoundRecorder, facts_rows
 from service.engine.tiles import NAMES
 from service.match_events import action_events, deal_event
 from service.storage.chain import CHAIN_DOMAIN, GENESIS, MatchSecrets, canonical
@@ -73,6 +73,7 @@ class ImportRecorder(EventRecorder):
         self._head = GENESIS
         self._seq = 0
         self._id_text = _encode_string(match_id)
+        self._rounds: list[RoundRecorder] = []
         super().__init__(match_id, seats, **kwargs)
         self._key = self.secrets.chain_secret
 
@@ -93,8 +94,18 @@ class ImportRecorder(EventRecorder):
 
     def dealt(self, *, explicit: bool) -> None:
         self._log(deal_event(self.match_id, self._seq, self.match, explicit))
+        self._rounds.append(RoundRecorder(self.match))
+
+    def before(self) -> None:
+        self._rounds[-1].before(self.match)
+
+    def rounds(self) -> list[RoundFacts]:
+        """The facts of the rounds played, as the audit's replay played them (no replay)."""
+        history = self.match.history
+        return [rec.facts(history[i]) for i, rec in enumerate(self._rounds)]
 
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
+        self._rounds[-1].after(self.match, result.seat, result.move, result.points)
         seq = self._seq
         if result.round_end is not None or result.match_over:
             self._log(
@@ -178,7 +189,9 @@ class _Recorders:
     def facts(self) -> FactsRows:
         """The facts rows of the match the audit played (stored with its events)."""
         assert self.made is not None
-        return facts_rows(self.made.match, self.made.match_id, self.players, "imported")
+        made = self.made
+        rounds = made.rounds() if isinstance(made, ImportRecorder) else None
+        return facts_rows(made.match, made.match_id, self.players, "imported", rounds=rounds)
 
 
 def record_rows(record_obj: object) -> list[EventRow]:

@@ -103,6 +103,9 @@ class EventRecorder:
         action_index = len(match.history[-1].actions)
         self.applied(match.apply(move), round_index, action_index)
 
+    def before(self) -> None:
+        """Told ahead of each action a caller applies itself; a plain recorder needs nothing."""
+
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
         """Log an action the match has just applied (for a caller that applies it itself,
         such as an audit that goes on to import the record)."""

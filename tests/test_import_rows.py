@@ -13,6 +13,7 @@ from analysis.audit import audit_parsed
 from analysis.cli.main import cli
 from analysis.match_events import EventRecorder
 from service.engine import MatchRecord
+from service.engine.facts import facts_rows
 from service.storage.chain import MatchSecrets
 from service.storage.events import EventRow
 
@@ -48,3 +49,23 @@ def test_import_rows_equal_the_recorders_with_the_same_secrets(
             plain_type, slow = rows_of(obj)
         assert (fast_type, plain_type) == (importer.ImportRecorder, EventRecorder)
         assert fast == slow
+
+
+@pytest.mark.parametrize(
+    ("seats", "variant"), [(2, "american"), (3, "british"), (4, "stubby"), (4, "american")]
+)
+def test_import_facts_from_the_audits_replay_equal_the_facts_of_a_second_replay(
+    tmp_path: Path, seats: int, variant: str
+) -> None:
+    path = tmp_path / "records.jsonl"
+    argv = ["record", "--seats", str(seats), "--matches", "5", "--variant", variant]
+    done = CliRunner().invoke(cli, [*argv, "--round-limit", "6", "-o", str(path)])
+    assert done.exit_code == 0, done.output
+    for line in path.read_text().splitlines():
+        recorders = importer._Recorders()
+        assert audit_parsed(json.loads(line), "x", witness=recorders)[0].ok
+        made = recorders.made
+        assert isinstance(made, importer.ImportRecorder)
+        followed = recorders.facts()
+        replayed = facts_rows(made.match, made.match_id, recorders.players, "imported")
+        assert followed == replayed
