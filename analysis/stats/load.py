@@ -7,22 +7,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from analysis.stats.sql import statement
 from analysis.stats.store import TABLES, FactsStore, StatsError
-from service.engine import Deal, Match, Move, SniffError, Tile, replay
+from service.engine import Match, SniffError, replay
 from service.engine.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,
-    SOURCES,
     FactsRows,
     empty_columns,
     facts_rows,
 )
 from service.engine.record import parse_record
+from service.storage.facts import replay_events
 
 BATCH = 2_000
 """Matches per insert: large enough that DuckDB's per-insert cost does not show."""
@@ -147,59 +149,10 @@ def _replay_log(store: FactsStore, db_path: str | Path, keep: list[Replayed]) ->
 
 
 def _replayed_log(rows: list[dict[str, Any]], db_path: str) -> Iterator[Replayed]:
-    for match_id, events in _by_match(rows):
+    events = [(r["match_id"], r["kind"], r["move"], r["detail"]) for r in rows]
+    for match_id, match_events in groupby(events, key=itemgetter(0)):
         try:
-            match, players, source, run = _replay_events(events)
+            match, players, source, run = replay_events(list(match_events))
         except (SniffError, KeyError, TypeError, ValueError) as e:
             raise StatsError(f"match {match_id} in {db_path} does not replay: {e}") from None
         yield match, match_id, players, source, run
-
-
-def _by_match(rows: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    current: str | None = None
-    events: list[dict[str, Any]] = []
-    for row in rows:
-        if row["match_id"] != current:
-            if current is not None:
-                yield current, events
-            current, events = row["match_id"], []
-        events.append(row)
-    if current is not None:
-        yield current, events
-
-
-def _replay_events(
-    events: list[dict[str, Any]],
-) -> tuple[Match, list[str] | None, str, str | None]:
-    """A logged match rebuilt from its creation, deals and actions; with its settings."""
-    first = events[0]
-    if first["kind"] != "match_created":
-        raise ValueError("the log does not start with its creation")
-    settings = json.loads(first["detail"] or "{}")
-    match = Match(
-        settings["seats"],
-        target=settings.get("target"),
-        variant=settings.get("variant", "american"),
-        round_limit=settings.get("round_limit"),
-        auto_deal=False,
-    )
-    for event in events[1:]:
-        if event["kind"] == "round_dealt":
-            detail = json.loads(event["detail"])
-            match.deal(
-                Deal.of(
-                    [[Tile.parse(t) for t in hand] for hand in detail["hands"]],
-                    [Tile.parse(t) for t in detail["boneyard"]],
-                    detail["leader"],
-                )
-            )
-        elif event["kind"] == "action":
-            match.apply(Move.parse(event["move"]))
-    players = settings.get("players")
-    source = settings.get("source", "served")
-    return (
-        match,
-        players if isinstance(players, list) and len(players) == match.seats else None,
-        source if source in SOURCES else "served",
-        settings.get("run_id", settings.get("run")),  # the log's run_id column
-    )

@@ -174,5 +174,5 @@ def replay_events(
         match,
         players if isinstance(players, list) and len(players) == match.seats else None,
         source if source in SOURCES else "served",
-        settings.get("run_id"),
+        settings.get("run_id", settings.get("run")),
     )
