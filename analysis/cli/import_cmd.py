@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from analysis.cli.audit_cmd import _Progress, _read_lines
 from analysis.cli.errors import Misuse, first_line
+from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
 from service.engine.facts import FactsRows
@@ -82,9 +83,15 @@ def import_(
         raise Misuse(f"cannot read {file}: {e.strerror or e}") from None
     bar = _Progress(progress, "importing")
     committed = False
+    interrupts = Interrupts()
     try:
-        with ExitStack() as stack:
+        with interrupts, ExitStack() as stack:
             loader = _Loader(db_path, tls_ca, stack)
+
+            def held_load(table: pa.Table, facts: FactsRows) -> None:
+                with interrupts.held():
+                    loader.add(table, facts)
+
             try:
                 if file != "-":
                     bar.start(os.path.getsize(file))
@@ -93,7 +100,7 @@ def import_(
                     source="standard input" if file == "-" else file,
                     workers=workers or default_workers(),
                     progress=bar.update,
-                    load=loader.add,
+                    load=held_load,
                     skip_bad=skip_bad,
                 )
             finally:
@@ -102,13 +109,15 @@ def import_(
                     stream.close()
             prepared, bad = batch.prepared, batch.bad
             if bad and not skip_bad:
-                loader.discard()
+                with interrupts.held():
+                    loader.discard()
                 for item in prepared:
                     if item.ok:
                         item.status = "skipped"
             else:
-                imported, present = loader.finish()
-                committed = True
+                with interrupts.held():
+                    imported, present = loader.finish()
+                    committed = True
                 mark(prepared, imported, present)
     except KeyboardInterrupt:
         what = "the import was committed before" if committed else "nothing was imported"

@@ -10,7 +10,6 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import click
@@ -18,6 +17,7 @@ import pyarrow as pa
 
 from analysis.cli.errors import Misuse
 from analysis.cli.import_cmd import _one_line
+from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import (
     bots_option,
     check_seed_run,
@@ -146,20 +146,6 @@ class _Bar:
         if final:
             sys.stderr.write("\n")
         sys.stderr.flush()
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM stops the run as Ctrl-C does (finished chunks kept)."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -314,18 +300,20 @@ def _run(
     on_disk = chunks_on_disk(run_dir)
     bar = _Bar(progress, settings.matches, sum(len(settings.chunk_range(c)) for c in loaded))
     started = time.monotonic()
+    interrupts = Interrupts(signal.SIGINT, signal.SIGTERM)  # SIGTERM stops it as Ctrl-C does
 
     def load(chunk: int) -> None:
         if chunk not in loaded:
-            sink.load(read_chunk(run_dir, chunk))
-            loaded.add(chunk)
+            with interrupts.held():
+                sink.load(read_chunk(run_dir, chunk))
+                loaded.add(chunk)
             bar.update(len(settings.chunk_range(chunk)))
 
     todo = [c for c in range(settings.chunks) if c not in loaded and c not in on_disk]
     jobs = [(str(run_dir), settings.to_json(), c) for c in todo]
     played, cpu = 0, 0.0
     try:
-        with _sigterm_interrupts():
+        with interrupts:
             for chunk in sorted(on_disk - loaded):
                 load(chunk)
             done: Iterator[ChunkDone]
