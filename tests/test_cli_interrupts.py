@@ -34,36 +34,49 @@ def test_ctrl_c_inside_duckdb_work_comes_out_as_a_runtime_error_without_the_hold
             timer.cancel()
 
 
+def _signal_and_spin(signum: int) -> None:
+    os.kill(os.getpid(), signum)
+    for _ in range(1000):  # the handler runs between bytecodes
+        pass
+
+
 def test_ctrl_c_inside_a_held_write_lets_it_finish_then_interrupts() -> None:
     con = duckdb.connect()
     con.execute("CREATE TABLE t (n BIGINT)")
-    finished = False
-    with Interrupts() as interrupts, pytest.raises(KeyboardInterrupt):
+    finished = []
+
+    def held_insert(interrupts: Interrupts) -> None:
         timer = _ctrl_c_after(0.3)
         try:
             with interrupts.held():
                 con.execute(f"INSERT INTO t {SLOW}")
-                finished = True
+                finished.append(True)
         finally:
             timer.cancel()
+
+    with Interrupts() as interrupts:
+        with pytest.raises(KeyboardInterrupt):
+            held_insert(interrupts)
     assert finished
     assert con.execute("SELECT n FROM t").fetchall() == [((ROWS - 1 - 3) // 7 + 1,)]
 
 
 def test_ctrl_c_outside_the_hold_interrupts_at_once() -> None:
-    with Interrupts(), pytest.raises(KeyboardInterrupt):
-        os.kill(os.getpid(), signal.SIGINT)
-        for _ in range(1000):  # the handler runs between bytecodes
-            pass
+    with Interrupts():
+        with pytest.raises(KeyboardInterrupt):
+            _signal_and_spin(signal.SIGINT)
 
 
 def test_sigterm_is_an_interruption_when_asked_for_and_the_old_handlers_come_back() -> None:
     before = signal.getsignal(signal.SIGTERM)
+
+    def held_sigterm(interrupts: Interrupts) -> None:
+        with interrupts.held():
+            _signal_and_spin(signal.SIGTERM)
+
     with Interrupts(signal.SIGINT, signal.SIGTERM) as interrupts:
-        with pytest.raises(KeyboardInterrupt), interrupts.held():
-            os.kill(os.getpid(), signal.SIGTERM)
-            for _ in range(1000):
-                pass
+        with pytest.raises(KeyboardInterrupt):
+            held_sigterm(interrupts)
     assert signal.getsignal(signal.SIGTERM) is before
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 

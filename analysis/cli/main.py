@@ -48,6 +48,9 @@ class _SniffGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
             ctx.exit(128 + signal.SIGPIPE)
         except Exception as e:
+            if isinstance(e, RuntimeError) and str(e) == "Query interrupted":
+                # Ctrl-C while DuckDB worked on this thread: its form of KeyboardInterrupt.
+                raise click.Abort from None
             if show_tracebacks():
                 raise
             raise InternalError(
