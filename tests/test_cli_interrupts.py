@@ -54,17 +54,15 @@ def test_ctrl_c_inside_a_held_write_lets_it_finish_then_interrupts() -> None:
         finally:
             timer.cancel()
 
-    with Interrupts() as interrupts:
-        with pytest.raises(KeyboardInterrupt):
-            held_insert(interrupts)
+    with Interrupts() as interrupts, pytest.raises(KeyboardInterrupt):
+        held_insert(interrupts)
     assert finished
     assert con.execute("SELECT n FROM t").fetchall() == [((ROWS - 1 - 3) // 7 + 1,)]
 
 
 def test_ctrl_c_outside_the_hold_interrupts_at_once() -> None:
-    with Interrupts():
-        with pytest.raises(KeyboardInterrupt):
-            _signal_and_spin(signal.SIGINT)
+    with Interrupts(), pytest.raises(KeyboardInterrupt):
+        _signal_and_spin(signal.SIGINT)
 
 
 def test_sigterm_is_an_interruption_when_asked_for_and_the_old_handlers_come_back() -> None:
