@@ -72,9 +72,8 @@ def test_sigterm_is_an_interruption_when_asked_for_and_the_old_handlers_come_bac
         with interrupts.held():
             _signal_and_spin(signal.SIGTERM)
 
-    with Interrupts(signal.SIGINT, signal.SIGTERM) as interrupts:
-        with pytest.raises(KeyboardInterrupt):
-            held_sigterm(interrupts)
+    with Interrupts(signal.SIGINT, signal.SIGTERM) as interrupts, pytest.raises(KeyboardInterrupt):
+        held_sigterm(interrupts)
     assert signal.getsignal(signal.SIGTERM) is before
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
