@@ -5,10 +5,11 @@ for each of --runs:
 
 - times the whole command `sniff import FILE --db NEW` as a subprocess
   (start-up, the audit of every record, the events built and chained, the
-  load) and reports events per second;
-- times, in this process, the two halves apart: preparing (audit and events,
-  on every core) and the load into DuckDB (one transaction, Arrow inserts),
-  the figure the target of 100,000 events per second is about.
+  load) and reports events per second, the figure the target of 100,000
+  events per second is held to;
+- times, in this process, the two halves apart: preparing (audit, events
+  and facts, on every core) and the load into DuckDB of those events and
+  facts (one transaction, Arrow inserts), as the command loads them.
 
     .venv/bin/python scripts/bench_import.py           # 10,000 matches
     .venv/bin/python scripts/bench_import.py --quick   # 600 matches, one run
@@ -72,7 +73,7 @@ def main() -> None:
             events = table.num_rows
             with EventLog(directory / "load.duckdb") as log:
                 began = time.perf_counter()
-                result = log.import_matches(table, verify=False)
+                result = log.import_matches(table, verify=False, facts=batch.facts())
                 loaded_s.append(time.perf_counter() - began)
             assert result.events == events
             assert len(result.imported) == args.matches
@@ -97,7 +98,6 @@ def main() -> None:
     verdict = "OK" if figures["load_events_per_s"] >= TARGET else "BELOW target"
     print(
         f"  the load into DuckDB (one commit)   {figures['load_events_per_s']:>12,.0f} events/s"
-        f"  {verdict} (target {TARGET:,.0f})"
     )
 
 
