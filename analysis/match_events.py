@@ -174,8 +174,17 @@ def bot_match(
         sealed=sealed,
         **settings,
     )
-    players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(seats)]
+    play_bots(recorder, bots, seed, max_actions=max_actions)
+    return recorder
+
+
+def play_bots(
+    recorder: EventRecorder, bots: Sequence[str], seed: int, *, max_actions: int | None = None
+) -> None:
+    """Play the recorder's match to its end (or `max_actions` actions): seat i plays bot
+    `bots[i % len(bots)]` seeded `seed * 10 + i`, dealing each round from the seed."""
     match = recorder.match
+    players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(match.seats)]
     actions = 0
     while match.phase is not Phase.OVER:
         if max_actions is not None and actions >= max_actions:
@@ -185,4 +194,3 @@ def bot_match(
             continue
         recorder.apply(players[match.turn].choose(view(match, match.turn)))
         actions += 1
-    return recorder

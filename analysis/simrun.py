@@ -10,6 +10,8 @@ worker plays a chunk and writes its events, chained as the service chains
 them, to `<db>.runs/<run>/chunk-00012.parquet`: first under a temporary
 name, then renamed (atomic on one file system), so a chunk file is whole
 or absent, and a chunk played twice overwrites rather than duplicates.
+Its matches' facts (followed round by round as they are played, so never
+replayed) are written beside it first, `facts-00012.<table>.parquet`.
 The one process that owns the log then loads each chunk file in one
 transaction (`EventLog.import_matches`, idempotent by match id), or sends
 it to the live service that holds the file (ImportMatches).
@@ -37,9 +39,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.match_events import bot_match
+from analysis.match_events import EventRecorder, play_bots
 from analysis.simulate import seat_bots
+from service.engine import Move, Phase
+from service.engine.facts import FactsRows, RoundFacts, RoundRecorder, facts_rows
 from service.storage.events import rows_to_arrow
+from service.storage.facts import new_rows
 
 RUN_FILE = "run.json"
 CHUNK_MATCHES_MAX = 500
@@ -137,6 +142,16 @@ def chunk_path(run_dir: Path, chunk: int) -> Path:
     return run_dir / f"chunk-{chunk:05d}.parquet"
 
 
+def facts_paths(run_dir: Path, chunk: int) -> tuple[Path, Path, Path]:
+    """The chunk's facts rows, one file per facts table (written before the chunk file)."""
+    return tuple(  # type: ignore[return-value]
+        run_dir / f"facts-{chunk:05d}.{table}.parquet" for table in FACTS_FILES
+    )
+
+
+FACTS_FILES = ("matches", "rounds", "decisions")
+
+
 def write_settings(run_dir: Path, settings: RunSettings) -> None:
     """`run.json`, atomically (a temp file renamed)."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -167,27 +182,78 @@ def clean_temporaries(run_dir: Path) -> None:
             leftover.unlink()
 
 
-def chunk_table(settings: RunSettings, chunk: int) -> pa.Table:
-    """The events of a chunk's matches, chained, in order."""
+def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]:
+    """The events of a chunk's matches, chained, in order; and their facts rows.
+
+    A `RoundRecorder` follows each round as it is played, so the facts need no
+    replay, here or in the one process that loads the chunks (which would
+    otherwise replay every match to make them, and cap the run's speed).
+    """
     players = seat_bots(settings.seats, settings.bots)
     rows = []
+    facts = new_rows()
     for i in settings.chunk_range(chunk):
-        recorder = bot_match(
-            settings.match_id(i),
-            settings.seats,
-            settings.seed + i,
-            settings.bots,
-            variant=settings.variant,
-            round_limit=settings.round_limit,
-            target=settings.target,
-            sealed=False,
-            source="simulated",
-            run_id=settings.run,
-            players=players,
-            code_version=settings.code_version,
-        )
+        recorder = _played(settings, i, players)
         rows += recorder.rows()
-    return rows_to_arrow(rows)
+        facts_rows(
+            recorder.match,
+            recorder.match_id,
+            players,
+            "simulated",
+            settings.run,
+            out=facts,
+            rounds=recorder.rounds,
+        )
+    return rows_to_arrow(rows), facts
+
+
+class _FollowedMatch(EventRecorder):
+    """A recorder whose rounds a `RoundRecorder` follows, for the facts."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.rounds: list[RoundFacts] = []
+        self._round: RoundRecorder | None = None
+        super().__init__(*args, **kwargs)
+
+    def dealt(self, *, explicit: bool) -> None:
+        super().dealt(explicit=explicit)
+        self._round = RoundRecorder(self.match)
+
+    def apply(self, move: Move | str) -> None:
+        match = self.match
+        if isinstance(move, str):
+            move = Move.parse(move)
+        follower = self._round
+        assert follower is not None
+        follower.before(match)
+        seat = match.turn
+        round_index = match.round_index
+        action_index = len(match.history[-1].actions)
+        result = match.apply(move)
+        follower.after(match, seat, move, result.points)
+        self.applied(result, round_index, action_index)
+        if match.phase is not Phase.PLAYING:  # the round stopped (ended, or the match won)
+            self.rounds.append(follower.facts(match.history[-1]))
+            self._round = None
+
+
+def _played(settings: RunSettings, i: int, players: list[str]) -> _FollowedMatch:
+    """Match i of the run, played by its bots (as `analysis.match_events.bot_match` plays)."""
+    recorder = _FollowedMatch(
+        settings.match_id(i),
+        settings.seats,
+        seed=settings.seed + i,
+        target=settings.target,
+        variant=settings.variant,
+        round_limit=settings.round_limit,
+        sealed=False,
+        source="simulated",
+        run_id=settings.run,
+        players=players,
+        code_version=settings.code_version,
+    )
+    play_bots(recorder, settings.bots, settings.seed + i)
+    return recorder
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,17 +276,28 @@ def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
     run_dir, settings_json, chunk = job
     cpu = time.process_time()
     settings = RunSettings.from_json(settings_json)
-    table = chunk_table(settings, chunk)
-    _write_atomically(
-        chunk_path(Path(run_dir), chunk),
-        lambda tmp: pq.write_table(table, tmp, compression="zstd"),
-    )
+    table, facts = chunk_table(settings, chunk)
+    tables = (facts.matches, facts.rounds, facts.decisions)
+    for path, columns in zip(facts_paths(Path(run_dir), chunk), tables, strict=True):
+        _write_parquet(path, pa.table(columns))
+    _write_parquet(chunk_path(Path(run_dir), chunk), table)  # last: the chunk is whole
     cpu = time.process_time() - cpu
     return ChunkDone(chunk, len(settings.chunk_range(chunk)), table.num_rows, cpu)
 
 
-def read_chunk(run_dir: Path, chunk: int) -> pa.Table:
-    return pq.read_table(chunk_path(run_dir, chunk))
+def _write_parquet(path: Path, table: pa.Table) -> None:
+    _write_atomically(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+
+
+def read_chunk(run_dir: Path, chunk: int) -> tuple[pa.Table, FactsRows | None]:
+    """A chunk's events, and its facts rows (None for a chunk written without them: the
+    log then makes them by replaying its matches)."""
+    table = pq.read_table(chunk_path(run_dir, chunk))
+    paths = facts_paths(run_dir, chunk)
+    if not all(p.exists() for p in paths):
+        return table, None
+    matches, rounds, decisions = (pq.read_table(p).to_pydict() for p in paths)
+    return table, FactsRows(matches, rounds, decisions)
 
 
 def chunks_on_disk(run_dir: Path) -> set[int]:

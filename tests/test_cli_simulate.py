@@ -142,7 +142,8 @@ def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
     writes = []
 
     def full_after_two(table: Any, where: Any, **kwargs: Any) -> None:
-        writes.append(where)
+        if Path(where).name.startswith(".chunk-"):  # a chunk's events, after its facts
+            writes.append(where)
         if len(writes) > 2:
             Path(where).write_bytes(b"PAR1 half")  # a partial temp file, as a full disk leaves
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

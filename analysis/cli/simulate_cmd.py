@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import pyarrow as pa
@@ -51,6 +51,9 @@ from analysis.simrun import (
     runs_dir,
     write_settings,
 )
+
+if TYPE_CHECKING:
+    from service.engine.facts import FactsRows
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SIMULATE_MATCHES_MAX = 100_000_000
@@ -94,12 +97,12 @@ class _Sink:
             )
         return [str(m) for m in table.column(0).to_pylist()]
 
-    def load(self, table: pa.Table) -> None:
+    def load(self, table: pa.Table, facts: FactsRows | None) -> None:
         from service.storage import StorageError
 
         try:
             if self.log is not None:
-                self.log.import_matches(table, verify=False)  # made and chained here
+                self.log.import_matches(table, verify=False, facts=facts)  # made and chained here
                 return
             from analysis.logquery import import_through_service
 
@@ -305,7 +308,7 @@ def _run(
     def load(chunk: int) -> None:
         if chunk not in loaded:
             with interrupts.held():
-                sink.load(read_chunk(run_dir, chunk))
+                sink.load(*read_chunk(run_dir, chunk))
                 loaded.add(chunk)
             bar.update(len(settings.chunk_range(chunk)))
 
