@@ -128,6 +128,33 @@ def test_read_statements_are_allowed(reads: ReadAccess, sql: str) -> None:
     assert reads.query(sql).num_rows >= 1
 
 
+@pytest.mark.parametrize("sql", REFUSED)
+def test_rows_without_arrow_are_refused_by_the_same_rules(reads: ReadAccess, sql: str) -> None:
+    with pytest.raises(ReadOnlyViolation):
+        reads.query_rows(sql)
+    assert reads.count() == 4
+
+
+def test_rows_without_arrow_hold_what_the_arrow_result_holds(reads: ReadAccess) -> None:
+    sql = (
+        "SELECT match_id, seats, created_at, finished, scores, [seq, seq + 1] AS pair"
+        " FROM matches JOIN events USING (match_id) WHERE seq >= ? ORDER BY match_id, seq"
+    )
+    columns, rows = reads.query_rows(sql, [0])
+    assert [dict(zip(columns, row, strict=True)) for row in rows] == reads.query(
+        sql, [0]
+    ).to_pylist()
+    assert len(rows) == 4
+    assert reads.query_rows("SELECT 1 AS one WHERE false") == (["one"], [])
+
+
+def test_rows_without_arrow_are_cancelled_past_their_time_limit(reads: ReadAccess) -> None:
+    with pytest.raises(QueryError, match="cancelled"):
+        reads.query_rows("SELECT count(*) FROM range(1000000000000) a", timeout=0.2)
+    with pytest.raises(QueryError):
+        reads.query_rows("SELECT nope FROM events")
+
+
 def test_a_statement_duckdb_cannot_parse_or_bind_is_a_query_error(reads: ReadAccess) -> None:
     with pytest.raises(QueryError):
         reads.query("SELEC 1")

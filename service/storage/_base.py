@@ -18,10 +18,13 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, NamedTuple, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeAlias
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+if TYPE_CHECKING:
+    # Imported where used: `query_rows` and the service's own reads need no Arrow.
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
 from .errors import (
@@ -297,6 +300,8 @@ class ReadAccess:
         reach outside it, QueryError for a statement DuckDB rejects or one
         still running after `timeout` seconds.
         """
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
         statement = read_only_statement(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             try:
@@ -304,6 +309,27 @@ class ReadAccess:
             except duckdb.Error as exc:
                 raise _query_error(exc) from None
         return table if table is not None else pa.table({})
+
+    def query_rows(
+        self, sql: str, params: Params = None, *, timeout: float | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Like `query`, the result as column names and rows of Python values.
+
+        DuckDB converts the values itself (`fetchall`), without pyarrow: for
+        a caller that wants Python values and a quick start. The same rules
+        refuse the same statements as `query`.
+        """
+        statement = read_only_statement(sql)
+        with self._snapshot() as cursor, _deadline(cursor, timeout):
+            try:
+                relation = cursor.sql(statement, params=params)
+                if relation is None:
+                    return [], []
+                columns = list(relation.columns)
+                rows = relation.fetchall()
+            except duckdb.Error as exc:
+                raise _query_error(exc) from None
+        return columns, rows
 
     def query_batches(
         self,
@@ -332,6 +358,8 @@ class ReadAccess:
         timeout: float | None,
         interrupt: QueryInterrupt | None,
     ) -> Iterator[pa.RecordBatch]:
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             if interrupt is not None:
                 interrupt.attach(cursor)
