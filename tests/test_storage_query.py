@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from service.storage import (
@@ -153,6 +154,23 @@ def test_rows_without_arrow_are_cancelled_past_their_time_limit(reads: ReadAcces
         reads.query_rows("SELECT count(*) FROM range(1000000000000) a", timeout=0.2)
     with pytest.raises(QueryError):
         reads.query_rows("SELECT nope FROM events")
+
+
+def test_reads_parse_on_their_own_cursor_not_on_duckdbs_default_connection(
+    reads: ReadAccess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB's module-level parser opens an in-memory database on first use: some 20-50 ms
+    of a quick command's start, for nothing."""
+
+    def refused(sql: str) -> None:
+        raise AssertionError("parsed on DuckDB's default connection")
+
+    monkeypatch.setattr(duckdb, "extract_statements", refused)
+    assert reads.query("EXPLAIN SELECT 1").num_rows >= 1
+    assert reads.query_rows("SELECT 1 AS one") == (["one"], [(1,)])
+    assert sum(b.num_rows for b in reads.query_batches("SELECT 1 AS one")) == 1
+    with pytest.raises(ReadOnlyViolation):
+        reads.query_rows("EXPLAIN ANALYZE DELETE FROM events")
 
 
 def test_a_statement_duckdb_cannot_parse_or_bind_is_a_query_error(reads: ReadAccess) -> None:

@@ -13,7 +13,7 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -177,7 +177,9 @@ def _tokens(raw: bytes) -> list[_Token]:
     ]
 
 
-def read_only_statement(sql: str) -> duckdb.Statement:
+def read_only_statement(
+    sql: str, parser: duckdb.DuckDBPyConnection | None = None
+) -> duckdb.Statement:
     """The one read-only statement in `sql`, parsed by DuckDB's own parser.
 
     Accepted: SELECT (also WITH, FROM-first, VALUES, DESCRIBE, SHOW,
@@ -186,9 +188,14 @@ def read_only_statement(sql: str) -> duckdb.Statement:
     first line only: a statement's type cannot show a data-modifying CTE
     (`WITH x AS (DELETE ... RETURNING *) SELECT ...` parses as SELECT), so
     the query also runs in a READ ONLY transaction with external access off.
+
+    `parser` is a connection to parse with. Without one, DuckDB's module-level
+    parser opens its default in-memory database on first use (some 20-50 ms of
+    a command's start), so the read methods below pass their own cursor.
     """
+    parse = duckdb.extract_statements if parser is None else parser.extract_statements
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = parse(sql)
     except duckdb.Error as exc:
         raise QueryError(str(exc)) from None
     if len(statements) != 1:
@@ -202,7 +209,7 @@ def read_only_statement(sql: str) -> duckdb.Statement:
     ):
         raise ReadOnlyViolation("checkpoints are maintenance, not queries")
     if statement.type == duckdb.StatementType.EXPLAIN:
-        _check_explained(raw, tokens)
+        _check_explained(raw, tokens, parse)
     elif statement.type not in _ALLOWED:
         raise ReadOnlyViolation(
             f"{statement.type.name} statements are not allowed: the log answers"
@@ -211,7 +218,9 @@ def read_only_statement(sql: str) -> duckdb.Statement:
     return statement
 
 
-def _check_explained(raw: bytes, tokens: list[_Token]) -> None:
+def _check_explained(
+    raw: bytes, tokens: list[_Token], parse: Callable[[str], list[duckdb.Statement]]
+) -> None:
     """EXPLAIN ANALYZE runs its statement, so what it explains must be a read too."""
     rest = tokens[1:]  # tokens[0] is EXPLAIN
     if rest and rest[0].text.lower() in _ANALYZE:
@@ -219,7 +228,7 @@ def _check_explained(raw: bytes, tokens: list[_Token]) -> None:
     statements = []
     if rest:
         with suppress(duckdb.Error):
-            statements = duckdb.extract_statements(raw[rest[0].start :].decode())
+            statements = parse(raw[rest[0].start :].decode())
     if len(statements) != 1 or statements[0].type not in _ALLOWED:
         raise ReadOnlyViolation("only EXPLAIN [ANALYZE] of a SELECT is allowed")
 
@@ -260,6 +269,12 @@ class ReadAccess:
 
     @contextmanager
     def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._plain_cursor() as cursor:
+            yield cursor
+
+    @contextmanager
+    def _plain_cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of the instance as it is (a subclass's `_cursor` may add views)."""
         with self._con_lock:
             if self._con is None:
                 raise LogClosed(f"the event log {self.path} is closed")
@@ -279,6 +294,11 @@ class ReadAccess:
             finally:
                 with suppress(duckdb.Error):
                     cursor.execute("ROLLBACK")
+
+    def _read_only(self, sql: str) -> duckdb.Statement:
+        """`read_only_statement`, parsed on a cursor of this log (not DuckDB's default one)."""
+        with self._plain_cursor() as parser:
+            return read_only_statement(sql, parser)
 
     def _close_connection(self) -> None:
         with self._con_lock:
@@ -302,7 +322,7 @@ class ReadAccess:
         """
         import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
-        statement = read_only_statement(sql)
+        statement = self._read_only(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             try:
                 table = cursor.sql(statement, params=params).to_arrow_table()
@@ -319,7 +339,7 @@ class ReadAccess:
         a caller that wants Python values and a quick start. The same rules
         refuse the same statements as `query`.
         """
-        statement = read_only_statement(sql)
+        statement = self._read_only(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             try:
                 relation = cursor.sql(statement, params=params)
@@ -347,7 +367,7 @@ class ReadAccess:
         At least one batch comes: an empty result is one empty batch, which
         carries the schema. `interrupt` lets another thread stop the query.
         """
-        statement = read_only_statement(sql)
+        statement = self._read_only(sql)
         return self._stream(statement, params, batch_rows, timeout, interrupt)
 
     def _stream(
