@@ -11,6 +11,7 @@ user's `sniff` does, and reports the modules it ended with.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -166,3 +167,28 @@ def test_a_playout_backend_this_install_lacks_is_one_line_exit_2_when_a_command_
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("sniff: SNIFF_KERNEL='fast'"), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_program_skips_the_last_garbage_collection_but_cli_in_process_does_not() -> None:
+    """`run` (the console script, `python -m analysis.cli`) freezes the collector once the
+    command is done; `cli` within another process (a CliRunner) leaves it alone."""
+    code = (
+        "import atexit, gc\n"
+        "from analysis.cli.main import run\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--version"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("-c, version ")
+    assert done.stdout.splitlines()[-1] == "frozen True"
+    assert CliRunner().invoke(cli, ["--help"]).exit_code == 0
+    assert gc.get_freeze_count() == 0
