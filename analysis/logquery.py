@@ -146,6 +146,32 @@ def query_log_rows(
     return _answer(db_path, from_service, from_file)
 
 
+def query_log_values(
+    db_path: str | Path, sql: str, params: Sequence[Any] = (), *, tls_ca: str | None = None
+) -> tuple[list[str], list[tuple[Any, ...]], str]:
+    """Like `query_log`, the result as column names and rows of the values Arrow gives.
+
+    A file no service holds is read with DuckDB's own conversion when every
+    column's type converts as Arrow's does (integers, floats, decimals, text,
+    booleans, lists and structs of them: most aggregates), without importing
+    pyarrow; any other result, and a service's, through Arrow. So `sniff query`
+    writes the same text either way, and starts quickly for the usual question.
+    """
+
+    def from_file(reader: LogReader) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return reader.query_rows(sql, list(params) or None, like_arrow=True)
+
+    def from_service(owner: Owner) -> tuple[list[str], list[tuple[Any, ...]]]:
+        table = query_service(
+            owner.address, sql, params, token=owner.query_token or "", tls_ca=tls_ca
+        )
+        values = [column.to_pylist() for column in table.columns]
+        return list(table.column_names), list(zip(*values, strict=True))
+
+    (columns, rows), where = _answer(db_path, from_service, from_file)
+    return columns, rows, where
+
+
 def _answer(
     db_path: str | Path, remote: Callable[[Owner], T], local: Callable[[LogReader], T]
 ) -> tuple[T, str]:

@@ -5,8 +5,9 @@ modules on the way to a listing or a replay import pyarrow, grpc and the
 service only where they are needed. So `sniff matches` and `sniff replay` on a
 file that no service holds import none of pyarrow, numpy, grpc, matplotlib
 or ray (together some 0.3 s of a 2-core machine's start-up), and `sniff
-matches` not even the engine. Each case runs a fresh interpreter, as a
-user's `sniff` does, and reports the modules it ended with.
+matches` not even the engine; an aggregate `sniff query` imports no pyarrow
+either. Each case runs a fresh interpreter, as a user's `sniff` does, and
+reports the modules it ended with.
 """
 
 from __future__ import annotations
@@ -99,19 +100,33 @@ def test_matches_does_not_load_the_engine(db: Path, tmp_path: Path) -> None:
     assert "analysis.replay.model" not in modules
 
 
-def test_query_of_a_file_loads_arrow_but_no_grpc_service_or_engine(
+def test_an_aggregate_query_of_a_file_loads_no_pyarrow_grpc_service_or_engine(
     db: Path, tmp_path: Path
 ) -> None:
-    """`sniff query` writes Arrow's values (its formats are defined on them), so it does
-    load pyarrow; the probe sees it, which shows it can see a heavy import at all."""
     modules = loaded_by(
-        ["query", "SELECT seats, count(*) AS n FROM matches GROUP BY seats", "--db", str(db)],
+        [
+            "query",
+            "SELECT seats, count(*) AS n, avg(rounds) AS rounds, sum(rounds) AS total"
+            " FROM matches GROUP BY seats",
+            "--db",
+            str(db),
+        ],
         tmp_path,
     )
+    assert heavy(modules) == []
+    assert "service.hub" not in modules
+    assert sorted(m for m in modules if m.startswith("service.engine")) == []
+
+
+def test_a_query_of_a_type_only_arrow_converts_alike_loads_pyarrow_and_still_no_grpc(
+    db: Path, tmp_path: Path
+) -> None:
+    """A timestamp is read through Arrow, as the service answers it; the probe sees
+    pyarrow, which shows it sees a heavy import at all."""
+    modules = loaded_by(["query", "SELECT max(created_at) FROM matches", "--db", str(db)], tmp_path)
     assert "pyarrow" in heavy(modules)
     assert set(heavy(modules)) <= {"pyarrow", "numpy"}  # numpy: pyarrow's own import
     assert "service.hub" not in modules
-    assert sorted(m for m in modules if m.startswith("service.engine")) == []
 
 
 def test_a_command_that_fails_reports_its_error_without_loading_the_rest(

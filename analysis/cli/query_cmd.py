@@ -1,8 +1,9 @@
 """`sniff query`: one read-only SQL query over the event log, even while the service runs.
 
 Kept apart from `sniff serve` and `sniff demo` so that a query loads only
-what it uses: DuckDB and pyarrow for a file, grpc only when a service holds
-the log.
+what it uses: DuckDB for a file (pyarrow too for a result of a type that
+only Arrow converts as the service's answer does), grpc and pyarrow when a
+service holds the log.
 """
 
 from __future__ import annotations
@@ -60,11 +61,11 @@ Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --forma
 @tls_ca_option
 @db_option
 def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
-    from analysis.logquery import NoLog, is_rpc_error, query_log
+    from analysis.logquery import NoLog, is_rpc_error, query_log_values
     from service.storage import StorageError
 
     try:
-        table, _ = query_log(db_path, sql, params, tls_ca=tls_ca)
+        columns, rows, _ = query_log_values(db_path, sql, params, tls_ca=tls_ca)
     except NoLog as e:
         raise Misuse(str(e)) from None
     except StorageError as e:
@@ -75,6 +76,4 @@ def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db
         details_of = getattr(e, "details", None)  # the service refused or failed the query
         details = details_of() if callable(details_of) else None
         raise click.ClickException(first_line(details or str(e))) from None
-    columns = table.column_names
-    rows = list(zip(*(column.to_pylist() for column in table.columns), strict=True))
     write_result(fmt, columns, rows, sys.stdout)

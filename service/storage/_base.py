@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeAlias
@@ -233,6 +234,57 @@ def _check_explained(
         raise ReadOnlyViolation("only EXPLAIN [ANALYZE] of a SELECT is allowed")
 
 
+_LIKE_ARROW: Final = frozenset(
+    {
+        "null",
+        "boolean",
+        "tinyint",
+        "smallint",
+        "integer",
+        "bigint",
+        "utinyint",
+        "usmallint",
+        "uinteger",
+        "ubigint",
+        "float",
+        "double",
+        "decimal",
+        "varchar",
+        "blob",
+        "enum",
+    }
+)
+"""Types whose values DuckDB's `fetchall` and Arrow's `to_pylist` give alike (JSON is a
+VARCHAR). Not the temporal types: Arrow refuses an infinite DATE or TIMESTAMP and
+nanoseconds, which fetchall turns into other values."""
+
+
+def converts_like_arrow(column_type: duckdb.sqltypes.DuckDBPyType, *, top: bool = False) -> bool:
+    """True when DuckDB's own conversion of a `column_type` value equals Arrow's.
+
+    A HUGEINT only at the top of a column (`query_rows` makes it a Decimal,
+    as Arrow does); a list or struct when its members' types convert alike.
+    """
+    kind = column_type.id
+    if kind in _LIKE_ARROW or (top and kind == "hugeint"):
+        return True
+    if kind in ("list", "struct"):
+        return all(
+            isinstance(member, duckdb.sqltypes.DuckDBPyType) and converts_like_arrow(member)
+            for _, member in column_type.children
+        )
+    return False
+
+
+def _decimal_at(row: tuple[Any, ...], indexes: Sequence[int]) -> tuple[Any, ...]:
+    """The row with the ints at `indexes` (HUGEINT columns) as Decimals, as Arrow gives them."""
+    values = list(row)
+    for i in indexes:
+        if values[i] is not None:
+            values[i] = Decimal(values[i])
+    return tuple(values)
+
+
 def _query_error(exc: duckdb.Error) -> StorageError:
     """A DuckDB error from a user query, as the exception the caller should see."""
     if isinstance(exc, duckdb.PermissionException):
@@ -331,13 +383,26 @@ class ReadAccess:
         return table if table is not None else pa.table({})
 
     def query_rows(
-        self, sql: str, params: Params = None, *, timeout: float | None = None
+        self,
+        sql: str,
+        params: Params = None,
+        *,
+        timeout: float | None = None,
+        like_arrow: bool = False,
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Like `query`, the result as column names and rows of Python values.
 
         DuckDB converts the values itself (`fetchall`), without pyarrow: for
         a caller that wants Python values and a quick start. The same rules
         refuse the same statements as `query`.
+
+        With `like_arrow`, every value is the one `query(...).to_pylist()`
+        gives (and the service's Query RPC, which streams Arrow): DuckDB's
+        own conversion for a result whose every column has a type where the
+        two agree (`converts_like_arrow`), Arrow's for any other result.
+        Without it, DuckDB's conversion always: a HUGEINT is an int (Arrow: a
+        Decimal), an INTERVAL a timedelta, a MAP a dict, a UUID a UUID, and an
+        infinite DATE or TIMESTAMP the largest one Python has (Arrow refuses it).
         """
         statement = self._read_only(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
@@ -345,10 +410,20 @@ class ReadAccess:
                 relation = cursor.sql(statement, params=params)
                 if relation is None:
                     return [], []
+                types = relation.types  # known once bound: nothing has run yet
+                if like_arrow and not all(converts_like_arrow(t, top=True) for t in types):
+                    table = relation.to_arrow_table()
+                    columns = list(table.column_names)
+                    values = [column.to_pylist() for column in table.columns]
+                    return columns, list(zip(*values, strict=True))
                 columns = list(relation.columns)
                 rows = relation.fetchall()
             except duckdb.Error as exc:
                 raise _query_error(exc) from None
+        if like_arrow:
+            huge = [i for i, t in enumerate(types) if t.id == "hugeint"]
+            if huge:
+                rows = [_decimal_at(row, huge) for row in rows]
         return columns, rows
 
     def query_batches(
