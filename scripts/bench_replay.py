@@ -45,7 +45,7 @@ from typing import Any
 
 import duckdb
 
-from analysis.logquery import query_log
+from analysis.logquery import query_log_values
 from analysis.match_events import bot_match_events
 from analysis.replay.source import MatchFilter, list_matches, load_replay
 from analysis.replay.text import replay_text
@@ -289,7 +289,7 @@ def main() -> None:
             ),
             (
                 "sniff query (matches by seats)",
-                lambda db=db: query_log(db, QUERY_SQL)[0].to_pylist(),
+                lambda db=db: query_log_values(db, QUERY_SQL),
                 ("query", QUERY_SQL, "--db", db),
             ),
         ]
@@ -308,7 +308,7 @@ def main() -> None:
     )
     print(
         "subprocess times include starting Python and importing click and DuckDB (a replay"
-        " also the engine, a query also pyarrow; see `python -X importtime -m analysis.cli`);"
+        " also the engine; see `python -X importtime -m analysis.cli`);"
         " cpu s counts every thread of this process, the figure to compare on a busy machine."
     )
     index_cost(indexed, plain, args.runs)

@@ -1,8 +1,5 @@
 """The one record type of the event log, and its Arrow and row conversions.
 
-pyarrow is imported by the Arrow conversions only (`arrow_schema()` and the
-`*_to_arrow` functions), so that a tool reading the log as rows never loads it.
-
 A match is stored as the ordered list of everything that happened to it, so
 the service can rebuild any match after a restart by replaying its events
 and analysis can ask questions of every match in SQL. The typed columns hold
@@ -13,6 +10,9 @@ lives in `detail`, whose keys the views in `schema.sql` unpack.
 builds it from engine values, replay reads it back as a dict, and the log
 alone decides how it is stored. Use lists, not tuples, for the round trip to
 compare equal.
+
+pyarrow is imported by the Arrow conversions only (`arrow_schema()` and the
+`*_to_arrow` functions), so that a tool reading the log as rows never loads it.
 """
 
 from __future__ import annotations
