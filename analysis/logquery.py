@@ -14,15 +14,11 @@ demo, the benchmarks, the tests) reads a result the same way.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import pyarrow as pa
-
-from analysis.remote import channel
-from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.storage import (
     LogLocked,
     LogReader,
@@ -31,6 +27,15 @@ from service.storage import (
     find_owner,
     open_readonly,
 )
+
+if TYPE_CHECKING:
+    # Imported where used: a read of a file that no service holds needs
+    # neither grpc nor the protobuf code, and `query_log_rows` not even pyarrow.
+    import pyarrow as pa
+
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+
+T = TypeVar("T")
 
 
 class NoLog(Exception):
@@ -48,6 +53,8 @@ def table_from_stream(replies: Iterable[pb.QueryResponse]) -> pa.Table:
     The first chunk always carries the schema, so an empty result is still a
     table with its columns.
     """
+    import pyarrow as pa
+
     data = b"".join(reply.arrow_ipc for reply in replies)
     return pa.ipc.open_stream(data).read_all()
 
@@ -58,6 +65,8 @@ def query_parameter(value: Any) -> pb.QueryParameter:
     An int outside 64 bits raises ValueError: the RPC cannot carry it, and
     `analysis.cli.params` refuses it earlier so offline and remote agree.
     """
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+
     if value is None:
         return pb.QueryParameter(null_value=0)
     if isinstance(value, bool):
@@ -83,6 +92,10 @@ def query_service(
     `token` is the service's query token (`<db>.owner.json`); `tls_ca` the CA
     certificate to trust when the service speaks TLS (see `analysis.remote.channel`).
     """
+    from analysis.remote import channel
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+    from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+
     request = pb.QueryRequest(sql=sql, parameters=[query_parameter(v) for v in params], token=token)
     with channel(address, tls_ca) as chan:
         stub = sniff_pb2_grpc.SniffServiceStub(chan)
@@ -96,15 +109,79 @@ def query_log(
 
     Raises NoLog when the path holds no readable event log, the storage
     package's QueryError/ReadOnlyViolation for a refused query on the file,
-    and grpc.RpcError when a service refuses it.
+    and grpc.RpcError when a service refuses it (see `is_rpc_error`).
     """
+    return _answer(
+        db_path,
+        lambda owner: query_service(
+            owner.address, sql, params, token=owner.query_token or "", tls_ca=tls_ca
+        ),
+        lambda reader: reader.query(sql, list(params) or None),
+    )
+
+
+def query_log_rows(
+    db_path: str | Path, sql: str, params: Sequence[Any] = (), *, tls_ca: str | None = None
+) -> tuple[list[dict[str, Any]], str]:
+    """Like `query_log`, the rows as dicts by column name (Arrow's `to_pylist`).
+
+    From a file, DuckDB makes the Python values itself and pyarrow is never
+    imported: what `sniff matches` and `sniff replay` need to start quickly.
+    Their queries' columns (text, integers, booleans, timestamps with a time
+    zone, lists) come out the same either way; a query of other types (a
+    HUGEINT, a MAP, an INTERVAL) should use `query_log`.
+    """
+
+    def from_file(reader: LogReader) -> list[dict[str, Any]]:
+        columns, rows = reader.query_rows(sql, list(params) or None)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+
+    def from_service(owner: Owner) -> list[dict[str, Any]]:
+        table = query_service(
+            owner.address, sql, params, token=owner.query_token or "", tls_ca=tls_ca
+        )
+        rows: list[dict[str, Any]] = table.to_pylist()
+        return rows
+
+    return _answer(db_path, from_service, from_file)
+
+
+def query_log_values(
+    db_path: str | Path, sql: str, params: Sequence[Any] = (), *, tls_ca: str | None = None
+) -> tuple[list[str], list[tuple[Any, ...]], str]:
+    """Like `query_log`, the result as column names and rows of the values Arrow gives.
+
+    A file no service holds is read with DuckDB's own conversion when every
+    column's type converts as Arrow's does (integers, floats, decimals, text,
+    booleans, lists and structs of them: most aggregates), without importing
+    pyarrow; any other result, and a service's, through Arrow. So `sniff query`
+    writes the same text either way, and starts quickly for the usual question.
+    """
+
+    def from_file(reader: LogReader) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return reader.query_rows(sql, list(params) or None, like_arrow=True)
+
+    def from_service(owner: Owner) -> tuple[list[str], list[tuple[Any, ...]]]:
+        table = query_service(
+            owner.address, sql, params, token=owner.query_token or "", tls_ca=tls_ca
+        )
+        values = [column.to_pylist() for column in table.columns]
+        return list(table.column_names), list(zip(*values, strict=True))
+
+    (columns, rows), where = _answer(db_path, from_service, from_file)
+    return columns, rows, where
+
+
+def _answer(
+    db_path: str | Path, remote: Callable[[Owner], T], local: Callable[[LogReader], T]
+) -> tuple[T, str]:
+    """`remote(owner)` when a live service holds the file, else `local(reader)` on the file;
+    with where it was answered (the service's address, or 'file')."""
     path = Path(db_path)
     for _ in range(2):
         owner = find_owner(db_path)
         if owner is not None:
-            token = owner.query_token or ""
-            table = query_service(owner.address, sql, params, token=token, tls_ca=tls_ca)
-            return table, owner.address
+            return remote(owner), owner.address
         if not path.exists():
             raise NoLog(f"no event log at {db_path}")
         if path.is_dir():
@@ -117,10 +194,17 @@ def query_log(
             text = str(e)
             raise NoLog(text if str(db_path) in text else f"{db_path}: {text}") from None
         try:
-            return reader.query(sql, list(params) or None), "file"
+            return local(reader), "file"
         finally:
             reader.close()
     raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
+
+
+def is_rpc_error(exc: BaseException) -> bool:
+    """True for the grpc.RpcError of a service's refusal; False without importing grpc,
+    since an RpcError can only come from a process that has imported it."""
+    grpc = sys.modules.get("grpc")
+    return grpc is not None and isinstance(exc, grpc.RpcError)
 
 
 # -- reading a whole log, batch by batch ------------------------------------------
@@ -207,6 +291,12 @@ class LogSource:
             assert self._reader is not None
             yield from self._reader.query_batches(sql, list(params) or None)
             return
+        import pyarrow as pa
+
+        from analysis.remote import channel
+        from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+        from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+
         request = pb.QueryRequest(
             sql=sql,
             parameters=[query_parameter(v) for v in params],
@@ -244,6 +334,12 @@ def import_through_service(
     owner: Owner, table: pa.Table, *, tls_ca: str | None = None, timeout: float | None = None
 ) -> pb.ImportMatchesResponse:
     """Send whole matches' events to the service that holds the log (ImportMatches)."""
+    import pyarrow as pa
+
+    from analysis.remote import channel
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+    from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+
     sink = io.BytesIO()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table, max_chunksize=8192)

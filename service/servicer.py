@@ -59,7 +59,7 @@ from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.status import KNOWN_ERRORS, invalid_argument, to_status
 from service.storage._base import QueryInterrupt
-from service.storage.events import ARROW_SCHEMA, COLUMNS
+from service.storage.events import COLUMNS, arrow_schema
 from service.storage.imports import BadImport
 from service.storage.log import Imported
 
@@ -526,7 +526,8 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         if missing:
             raise BadArgument("arrow_ipc", f"arrow_ipc: the events lack the column {missing[0]}")
         table = table.select(list(IMPORT_COLUMNS)).append_column(
-            ARROW_SCHEMA.field("logged_at"), pa.nulls(table.num_rows, pa.timestamp("us", tz="UTC"))
+            arrow_schema().field("logged_at"),
+            pa.nulls(table.num_rows, pa.timestamp("us", tz="UTC")),
         )
         try:
             return self.hub.log.import_matches(table, verify=True)

@@ -140,9 +140,10 @@ def test_bench_replay_quick_times_every_command_on_both_logs() -> None:
         out,
         re.MULTILINE,
     )
-    assert len(rows) == 8, out
+    assert len(rows) == 10, out
     assert {r[0] for r in rows} == {"with match_id index", "without the index"}
     assert positive([float(x) for r in rows for x in r[2:]])
+    assert re.search(r"as a subprocess: \d+\.\d+ s \((within|OVER) the 0\.3 s target\)", out), out
 
 
 def test_bench_audit_quick_measures_records_and_the_log_on_one_worker_and_all() -> None:

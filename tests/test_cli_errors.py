@@ -211,8 +211,12 @@ def test_every_range_is_in_the_help() -> None:
 
 
 def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path, through the group's own lookup (the top level loads lazily)."""
+    ctx = click.Context(group)
     found = []
-    for name, command in group.commands.items():
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         found.append((*prefix, name))
         if isinstance(command, click.Group):
             found += commands(command, (*prefix, name))

@@ -50,6 +50,22 @@ NUMBERS = (
     "[1, NULL] AS l, {'x': 1, 'y': [true]} AS s"
 )
 
+# Types whose values DuckDB converts as Arrow does (read from a file without pyarrow), and
+# types only Arrow converts as the service's answer does (read from a file through Arrow).
+ALIKE_TYPES = (
+    "SELECT true AS b, -1::TINYINT AS i8, 255::UTINYINT AS u8, "
+    "18446744073709551615::UBIGINT AS u64, 1.5::FLOAT AS f32, '-inf'::DOUBLE AS f64, "
+    "-1.5::DECIMAL(38, 10) AS dec38, '{\"a\": 1}'::JSON AS j, '\\xAA'::BLOB AS bl, "
+    "'x'::ENUM('x', 'y') AS en, [[1.5::DECIMAL(3, 1)], []] AS nested, "
+    "{'x': 1, 'y': ['a']} AS st, sum(7::INTEGER) AS s, count(*) AS n, avg(2) AS a"
+)
+ARROW_TYPES = (
+    "SELECT DATE '2025-05-01' AS d, TIMESTAMP '2025-05-01 14:30:00.5' AS ts, "
+    "TIMESTAMPTZ '2025-05-01 14:30:00+02' AS tz, TIME '14:30:00' AS t, INTERVAL 1 DAY AS iv, "
+    "MAP {'a': 1} AS m, '7d3f0b8e-2f4c-4a1e-9c1d-1f2e3d4c5b6a'::UUID AS u, "
+    "[1, 2]::INTEGER[2] AS arr, [1::HUGEINT] AS hl"
+)
+
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -155,6 +171,11 @@ def test_typed_parameters_and_huge_integers_behave_the_same_offline_and_through_
         (NUMBERS, [HUGE], "jsonl"),
         (NUMBERS, [HUGE], "csv"),
         ("SELECT ? AS x", ["int:9223372036854775807"], "jsonl"),
+        *(
+            (sql, [], fmt)
+            for sql in (ALIKE_TYPES, ARROW_TYPES)
+            for fmt in ("jsonl", "csv", "table")
+        ),
     ]
     refused = query_args(log, "SELECT ?", "int:9223372036854775808")
     expected = [offline(log, sql, *params, fmt=fmt) for sql, params, fmt in cases]

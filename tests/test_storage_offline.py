@@ -105,6 +105,20 @@ def test_an_offline_reader_sees_every_acknowledged_event_and_changes_no_byte(db:
     assert files(db) == before
 
 
+def test_sniff_matches_offline_lists_the_journals_matches_and_changes_no_byte(
+    db: Path, tmp_path: Path
+) -> None:
+    """The listing reads rows without Arrow; the journal's overlay is still seen."""
+    before = files(db)
+    result = sniff("matches", "--format", "jsonl", "--db", str(db), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    listed = {row["match_id"]: row for row in map(json.loads, result.stdout.splitlines())}
+    assert sorted(listed) == ["crashed", "done", "late"]
+    assert listed["late"]["seats"] == 3
+    assert listed["done"]["finished"] is True
+    assert files(db) == before
+
+
 def test_sniff_query_offline_changes_no_byte_then_sniff_recover_loads_the_journal(
     db: Path, tmp_path: Path
 ) -> None:

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from service.storage import (
@@ -16,6 +17,7 @@ from service.storage import (
     ReadOnlyViolation,
     open_readonly,
 )
+from service.storage._base import converts_like_arrow
 
 
 def created(match_id: str) -> LogEvent:
@@ -126,6 +128,127 @@ def test_a_select_with_bound_parameters_runs(reads: ReadAccess) -> None:
 )
 def test_read_statements_are_allowed(reads: ReadAccess, sql: str) -> None:
     assert reads.query(sql).num_rows >= 1
+
+
+@pytest.mark.parametrize("sql", REFUSED)
+def test_rows_without_arrow_are_refused_by_the_same_rules(reads: ReadAccess, sql: str) -> None:
+    with pytest.raises(ReadOnlyViolation):
+        reads.query_rows(sql)
+    assert reads.count() == 4
+
+
+def test_rows_without_arrow_hold_what_the_arrow_result_holds(reads: ReadAccess) -> None:
+    sql = (
+        "SELECT match_id, seats, created_at, finished, scores, [seq, seq + 1] AS pair"
+        " FROM matches JOIN events USING (match_id) WHERE seq >= ? ORDER BY match_id, seq"
+    )
+    columns, rows = reads.query_rows(sql, [0])
+    assert [dict(zip(columns, row, strict=True)) for row in rows] == reads.query(
+        sql, [0]
+    ).to_pylist()
+    assert len(rows) == 4
+    assert reads.query_rows("SELECT 1 AS one WHERE false") == (["one"], [])
+
+
+# One column of each kind of type: DuckDB's and Arrow's conversions agree on the first
+# ones, and `like_arrow` reads the others through Arrow.
+ALIKE = {
+    "b": "true",
+    "i8": "-1::TINYINT",
+    "i16": "2::SMALLINT",
+    "i32": "3",
+    "i64": "9223372036854775807",
+    "u8": "255::UTINYINT",
+    "u64": "18446744073709551615::UBIGINT",
+    "f32": "1.5::FLOAT",
+    "f64": "'-inf'::DOUBLE",
+    "dec": "1.50::DECIMAL(10, 2)",
+    "dec38": "-1.5::DECIMAL(38, 10)",
+    "text": "'a'",
+    "json": "'{\"a\": 1}'::JSON",
+    "blob": "'\\xAA'::BLOB",
+    "enum": "'x'::ENUM('x', 'y')",
+    "none": "NULL",
+    "list": "[1, NULL]",
+    "nested": "[[1.5::DECIMAL(3, 1)], []]",
+    "struct": "{'x': 1, 'y': ['a']}",
+    "huge": "170141183460469231731687303715884105727::HUGEINT",
+    "sum": "sum(seq)",
+}
+THROUGH_ARROW = {
+    "date": "DATE '2025-05-01'",
+    "ts": "TIMESTAMP '2025-05-01 14:30:00.5'",
+    "tstz": "TIMESTAMPTZ '2025-05-01 14:30:00+02'",
+    "time": "TIME '14:30:00'",
+    "interval": "INTERVAL 1 DAY",
+    "uuid": "'7d3f0b8e-2f4c-4a1e-9c1d-1f2e3d4c5b6a'::UUID",
+    "map": "MAP {'a': 1}",
+    "array": "[1, 2]::INTEGER[2]",
+    "uhuge": "340282366920938463463374607431768211455::UHUGEINT",
+    "huge_in_a_list": "[1::HUGEINT]",
+    "bits": "'101'::BIT",
+}
+
+
+def select(columns: dict[str, str]) -> str:
+    body = ", ".join(f"{e} AS {name}" for name, e in columns.items())
+    return f"SELECT {body} FROM events WHERE match_id = 'a' AND seq = 1"
+
+
+@pytest.mark.parametrize("name", ALIKE)
+def test_a_type_that_converts_alike_is_read_without_arrow_to_the_same_value(
+    reads: ReadAccess, name: str
+) -> None:
+    sql = select({name: ALIKE[name]})
+    with reads._cursor() as cursor:
+        [column_type] = cursor.sql(sql).types
+    assert converts_like_arrow(column_type, top=True)
+    [arrow] = reads.query(sql).to_pylist()
+    _, [plain] = reads.query_rows(sql, like_arrow=True)
+    assert plain == (arrow[name],)
+    assert type(plain[0]) is type(arrow[name])
+
+
+@pytest.mark.parametrize("name", THROUGH_ARROW)
+def test_a_type_that_converts_otherwise_is_read_through_arrow(reads: ReadAccess, name: str) -> None:
+    sql = select({"i": "1", name: THROUGH_ARROW[name]})
+    with reads._cursor() as cursor:
+        assert not converts_like_arrow(cursor.sql(sql).types[1], top=True)
+    columns, rows = reads.query_rows(sql, like_arrow=True)
+    assert columns == ["i", name]
+    assert [dict(zip(columns, row, strict=True)) for row in rows] == reads.query(sql).to_pylist()
+
+
+def test_like_arrow_rows_of_every_kind_at_once_equal_arrow_rows(reads: ReadAccess) -> None:
+    for columns in (ALIKE, {**ALIKE, **THROUGH_ARROW}):
+        sql = select(columns) + " GROUP BY ALL"
+        names, rows = reads.query_rows(sql, like_arrow=True)
+        assert names == list(columns)
+        assert [dict(zip(names, r, strict=True)) for r in rows] == reads.query(sql).to_pylist()
+
+
+def test_rows_without_arrow_are_cancelled_past_their_time_limit(reads: ReadAccess) -> None:
+    with pytest.raises(QueryError, match="cancelled"):
+        reads.query_rows("SELECT count(*) FROM range(1000000000000) a", timeout=0.2)
+    with pytest.raises(QueryError):
+        reads.query_rows("SELECT nope FROM events")
+
+
+def test_reads_parse_on_their_own_cursor_not_on_duckdbs_default_connection(
+    reads: ReadAccess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB's module-level parser opens an in-memory database on first use: some 20-50 ms
+    of a quick command's start, for nothing."""
+
+    def refused(sql: str) -> None:
+        raise AssertionError("parsed on DuckDB's default connection")
+
+    monkeypatch.setattr(duckdb, "extract_statements", refused)
+    assert reads.query("EXPLAIN SELECT 1").num_rows >= 1
+    assert reads.query_rows("SELECT 1 AS one") == (["one"], [(1,)])
+    assert sum(b.num_rows for b in reads.query_batches("SELECT 1 AS one")) == 1
+    with pytest.raises(ReadOnlyViolation):
+        reads.query_rows("EXPLAIN ANALYZE DELETE FROM events")
 
 
 def test_a_statement_duckdb_cannot_parse_or_bind_is_a_query_error(reads: ReadAccess) -> None:

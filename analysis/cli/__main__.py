@@ -1,5 +1,5 @@
 """`python -m analysis.cli` is `sniff`."""
 
-from analysis.cli.main import cli
+from analysis.cli.main import run
 
-cli()
+run()

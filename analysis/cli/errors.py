@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import os
-import socket
 
 import click
 
@@ -57,6 +56,8 @@ def check_port_free(host: str, port: int) -> None:
     """
     if port == 0:
         return
+    import socket  # only `sniff serve` asks: no other command loads it
+
     try:
         infos = socket.getaddrinfo(
             host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE

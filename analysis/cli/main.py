@@ -1,41 +1,94 @@
-"""The `sniff` command group; each theme's commands live in their own module."""
+"""The `sniff` command group; each theme's commands live in their own module.
+
+A command's module is imported only when that command runs (or when help
+lists it): `sniff matches` loads the listing's few modules, not the
+simulator's, the service's or the statistics' (pyarrow, numpy, grpc, ...),
+so that a quick command starts quickly.
+"""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
-from typing import Any
+from collections.abc import Mapping
+from importlib import import_module
+from typing import Any, NoReturn
 
 import click
 
-from analysis.cli.analyze_cmd import analysis, analyze
-from analysis.cli.audit_cmd import audit
 from analysis.cli.errors import InternalError, show_tracebacks
-from analysis.cli.export_cmd import export
-from analysis.cli.import_cmd import import_
-from analysis.cli.record_cmd import play, record
-from analysis.cli.recover_cmd import recover
-from analysis.cli.replay_cmd import matches, replay
-from analysis.cli.service_cmd import demo, query, serve
-from analysis.cli.simulate_cmd import simulate
-from analysis.cli.stats_cmd import stats
-from analysis.cli.tournament_cmd import tournament
 
-try:
-    from service.engine.playout import BACKEND as PLAYOUT_BACKEND
-except ImportError as e:  # SNIFF_KERNEL asks for a playout backend this install lacks
+COMMANDS: Mapping[str, str] = {
+    "analysis": "analysis.cli.analyze_cmd:analysis",
+    "analyze": "analysis.cli.analyze_cmd:analyze",
+    "audit": "analysis.cli.audit_cmd:audit",
+    "demo": "analysis.cli.service_cmd:demo",
+    "export": "analysis.cli.export_cmd:export",
+    "import": "analysis.cli.import_cmd:import_",
+    "matches": "analysis.cli.replay_cmd:matches",
+    "play": "analysis.cli.record_cmd:play",
+    "query": "analysis.cli.query_cmd:query",
+    "record": "analysis.cli.record_cmd:record",
+    "recover": "analysis.cli.recover_cmd:recover",
+    "replay": "analysis.cli.replay_cmd:replay",
+    "serve": "analysis.cli.service_cmd:serve",
+    "simulate": "analysis.cli.simulate_cmd:simulate",
+    "stats": "analysis.cli.stats_cmd:stats",
+    "tournament": "analysis.cli.tournament_cmd:tournament",
+}
+"""Every top-level command: its name and where it is defined ("module:attribute")."""
+
+
+def _kernel_unavailable(e: ImportError) -> NoReturn:
+    """SNIFF_KERNEL asks for a playout backend this install lacks: one line, exit 2."""
     sys.stderr.write(f"sniff: {e}\n")
     sys.exit(2)
 
 
+def _is_kernel_choice(e: ImportError) -> bool:
+    """The ImportError that service.engine.playout raises for a SNIFF_KERNEL it cannot honour."""
+    return str(e).startswith("SNIFF_KERNEL=")
+
+
 class _SniffGroup(click.Group):
-    """A group whose commands never end in a traceback.
+    """A group whose commands never end in a traceback, loaded on first use.
 
     Every failure a command expects is already one line (click's errors,
     `Misuse`); anything else is a bug, reported in one line with exit status
     70 so a script never mistakes it for an audit's 'problems found' (1).
+
+    `lazy_commands` names commands by "module:attribute" (click's lazy-loading
+    group pattern): listing them costs nothing, and a command's module is
+    imported when the command is first looked up.
     """
+
+    def __init__(
+        self, *args: Any, lazy_commands: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, str] = dict(lazy_commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            self.add_command(self._load(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def _load(self, name: str) -> click.Command:
+        module_name, _, attribute = self.lazy_commands[name].partition(":")
+        try:
+            command = getattr(import_module(module_name), attribute)
+        except ImportError as e:
+            if _is_kernel_choice(e):
+                _kernel_unavailable(e)
+            raise
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{module_name}:{attribute} is not a click command")
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -48,6 +101,8 @@ class _SniffGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
             ctx.exit(128 + signal.SIGPIPE)
         except Exception as e:
+            if isinstance(e, ImportError) and _is_kernel_choice(e):
+                _kernel_unavailable(e)  # a command that imports the playout only when it runs
             if isinstance(e, RuntimeError) and str(e) == "Query interrupted":
                 # Ctrl-C while DuckDB worked on this thread: its form of KeyboardInterrupt.
                 raise click.Abort from None
@@ -58,10 +113,39 @@ class _SniffGroup(click.Group):
             ) from None
 
 
-@click.group(cls=_SniffGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(
-    package_name="american-sniff",
-    message=f"%(prog)s, version %(version)s (playout kernel: {PLAYOUT_BACKEND})",
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """`--version`: the package's version and the playout kernel in use (SNIFF_KERNEL).
+
+    The engine's playout is imported here, not when `sniff` starts: only this
+    message and the commands that play out need it.
+    """
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    try:
+        from service.engine.playout import BACKEND
+    except ImportError as e:
+        if _is_kernel_choice(e):
+            _kernel_unavailable(e)
+        raise
+    prog = ctx.find_root().info_name
+    click.echo(f"{prog}, version {version('american-sniff')} (playout kernel: {BACKEND})")
+    ctx.exit()
+
+
+@click.group(
+    cls=_SniffGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version and exit.",
 )
 def cli() -> None:
     """American Sniff: rules engine, match records, audits and simulations.
@@ -73,19 +157,18 @@ def cli() -> None:
     """
 
 
-cli.add_command(audit)
-cli.add_command(record)
-cli.add_command(play)
-cli.add_command(serve)
-cli.add_command(demo)
-cli.add_command(query)
-cli.add_command(recover)
-cli.add_command(matches)
-cli.add_command(replay)
-cli.add_command(import_)
-cli.add_command(export)
-cli.add_command(stats)
-cli.add_command(simulate)
-cli.add_command(analyze)
-cli.add_command(analysis)
-cli.add_command(tournament)
+def run() -> None:
+    """The `sniff` program: its console script and `python -m analysis.cli`.
+
+    Runs the command, then freezes the garbage collector's objects before the
+    interpreter exits: its last collections would otherwise walk every object
+    that the imports made (DuckDB's Python modules alone hold tens of
+    thousands), some 40 ms of a quick command's 0.3 s, only to free memory
+    that the process returns anyway. Exit handlers and the flushing of
+    output still run. Only the program does this, never `cli` called within
+    another process (a test's CliRunner), whose garbage must still be collected.
+    """
+    try:
+        cli.main()
+    finally:
+        gc.freeze()

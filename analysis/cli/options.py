@@ -3,30 +3,34 @@
 Every number a user types is bounded where it enters, so that a slip
 (`--target 999999999999999999`) is refused at once with a clear message
 instead of running for ever or failing deep inside the service.
+
+The engine is imported only by the options that need it (seeds, bots,
+variants), when a command that has them is loaded: `sniff matches` and
+`sniff query` never load the engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from analysis.cli.errors import Misuse
 from service.defaults import DEFAULT_DB
-from service.engine import VARIANTS, parse_bots
-from service.engine.bots import BOTS
-from service.engine.dealing import SEED_LIMIT
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:  # made on first use by __getattr__ below
+    SEED_MAX: int
+    variant_option: Callable[[Callable[..., Any]], Callable[..., Any]]
 
 TARGET_MIN = 5
 """The smallest score a placement makes: a lower target would be won before play starts."""
 TARGET_MAX = 10_000
 """Forty times the usual target: a bot match to it still ends in a second or so."""
-SEED_MAX = SEED_LIMIT - 1
-"""Seeds are unsigned 64-bit numbers, as in the engine's deals and the service's CreateMatch."""
 ROUND_LIMIT_MAX = 1_000
 """A round limit beyond any real match: 1,000 rounds is hours of play."""
 RECORD_MATCHES_MAX = 1_000_000
@@ -68,10 +72,17 @@ target_option = click.option(
 )
 
 
+def _seed_max() -> int:
+    """Seeds are unsigned 64-bit numbers, as in the engine's deals and the service's CreateMatch."""
+    from service.engine.dealing import SEED_LIMIT
+
+    return SEED_LIMIT - 1
+
+
 def seed_option(default: int, help: str) -> Callable[[F], F]:
     return click.option(
         "--seed",
-        type=click.IntRange(0, SEED_MAX),
+        type=click.IntRange(0, _seed_max()),
         default=default,
         show_default=True,
         help=f"{help} 0 to 2^64-1.",
@@ -91,22 +102,36 @@ def matches_option(default: int, maximum: int, help: str) -> Callable[[F], F]:
 
 def check_seed_run(seed: int, count: int) -> None:
     """Match i is seeded `seed + i`: the last seed must still be a valid one."""
-    if seed + count - 1 > SEED_MAX:
+    if seed + count - 1 > _seed_max():
         raise click.BadParameter(
             f"--seed {seed} with --matches {count} runs past the largest seed (2^64-1)",
             param_hint="--seed",
         )
 
 
-variant_option = click.option(
-    "--variant",
-    type=click.Choice(list(VARIANTS)),
-    default="american",
-    show_default=True,
-    help="The Sniff variant (RULES.md §10): "
-    + "; ".join(f"{v.name}: {v.summary}" for v in VARIANTS.values())
-    + ".",
-)
+@cache
+def _variant_option() -> Callable[[F], F]:
+    from service.engine import VARIANTS
+
+    return click.option(
+        "--variant",
+        type=click.Choice(list(VARIANTS)),
+        default="american",
+        show_default=True,
+        help="The Sniff variant (RULES.md §10): "
+        + "; ".join(f"{v.name}: {v.summary}" for v in VARIANTS.values())
+        + ".",
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """`SEED_MAX` and `variant_option`, made from the engine's own values on first use."""
+    if name == "SEED_MAX":
+        return _seed_max()
+    if name == "variant_option":
+        return _variant_option()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 round_limit_option = click.option(
     "--round-limit",
@@ -128,6 +153,8 @@ result_format_option = click.option(
 
 
 def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    from service.engine import parse_bots
+
     try:
         return parse_bots(value)
     except ValueError as e:
@@ -137,6 +164,8 @@ def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple
 def bots_option(default: str) -> Callable[[F], F]:
     """`--bots`: comma-separated bot names, one per seat (cycled) or one for all; checked
     here, in one place, for every command that plays bots."""
+    from service.engine.bots import BOTS
+
     return click.option(
         "--bots",
         default=default,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,31 +28,45 @@ class LogError(click.ClickException):
 @contextmanager
 def _log_errors() -> Iterator[None]:
     """Turn what reading the log can raise into one clear line."""
+    try:
+        yield
+    except Exception as e:
+        failure = _one_line(e)
+        if failure is None:
+            raise
+        raise failure from None
+
+
+def _one_line(e: Exception) -> click.ClickException | None:
+    """The one-line error for what reading or replaying the log raised; None if unexpected.
+
+    The exception classes are imported here, once something went wrong, so
+    that a listing that succeeds never loads the replay model and the engine.
+    """
     from analysis.logquery import NoLog
     from analysis.replay.model import ReplayError
     from analysis.replay.rules import UnknownVariant
     from analysis.replay.source import MatchNotFound
     from service.storage import LogLocked, SchemaVersionError, StorageError
 
-    try:
-        yield
-    except (NoLog, SchemaVersionError, MatchNotFound, UnknownVariant) as e:
-        raise CommandError(str(e)) from None
-    except LogLocked as e:
-        raise LogError(str(e)) from None
-    except StorageError as e:
-        raise CommandError(first_line(str(e))) from None
-    except ReplayError as e:
-        raise LogError(str(e)) from None
-    except Exception as e:  # a refusal from the service's Query RPC
-        details = getattr(e, "details", None)
-        if callable(details):
-            raise LogError(f"the service refused the query: {details()}") from None
-        raise
+    if isinstance(e, NoLog | SchemaVersionError | MatchNotFound | UnknownVariant):
+        return CommandError(str(e))
+    if isinstance(e, LogLocked):
+        return LogError(str(e))
+    if isinstance(e, StorageError):
+        return CommandError(first_line(str(e)))
+    if isinstance(e, ReplayError):
+        return LogError(str(e))
+    details = getattr(e, "details", None)  # a refusal from the service's Query RPC
+    if callable(details):
+        return LogError(f"the service refused the query: {details()}")
+    return None
 
 
 def _write(path: str, text: str) -> None:
     """Write all of `text` or nothing: a temporary file beside it, then a rename."""
+    import tempfile
+
     target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")

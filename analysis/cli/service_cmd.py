@@ -1,4 +1,4 @@
-"""`sniff serve`, `sniff demo` and `sniff query`: the service and its event log."""
+"""`sniff serve` and `sniff demo`: the service and its event log (`sniff query`: query_cmd)."""
 
 from __future__ import annotations
 
@@ -6,22 +6,17 @@ import sys
 
 import click
 
-from analysis.cli.errors import Misuse, check_port_free, first_line, startup_failure
-from analysis.cli.formats import write_result
+from analysis.cli.errors import check_port_free, startup_failure
 from analysis.cli.options import (
     DEMO_MATCHES_MAX,
     bots_option,
     check_seed_run,
     db_option,
     matches_option,
-    result_format_option,
     round_limit_option,
     seed_option,
-    tls_ca_option,
     variant_option,
 )
-from analysis.cli.params import HELP as PARAM_HELP
-from analysis.cli.params import PARAM
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 
 
@@ -173,65 +168,3 @@ def demo(
         )
     finally:
         running.stop()
-
-
-VIEWS = {
-    "matches": "one row a match: seats, target, seed, created_at, finished, winner, scores",
-    "deals": "one row a dealt round: hands, boneyard, leader, leader_choice",
-    "actions": "one row an action: seat, move, move_type, tile, drawn, points, ends_sum",
-    "round_ends": "one row an ended round: ending, finisher, pips, deductions, scores",
-    "match_ends": "one row a finished match: winner, scores",
-    "events": "the table beneath them all: every event in order (match_id, seq, kind, ...)",
-    "match_facts": "one row a finished match, as the statistics see it (STATS.md)",
-    "round_facts": "one row a round of a finished match: Sniff, net, value, ending",
-    "sniff_decisions": "one row a Sniff decision: seat, double, outcome, value",
-}
-
-_QUERY_HELP = f"""Run one read-only SQL query over the event log, even while the service runs.
-
-When a service holds the file the query goes through its Query RPC;
-otherwise the file is opened read-only. Parameters bind to ? or $1, $2.
-
-\b
-What to query (every view has match_id; docs/schema.md describes each column):
-{chr(10).join(f"  {name:<15} {text}" for name, text in VIEWS.items())}
-
-\b
-Parameters are text as written ('007' stays '007'); type one with a prefix:
-  -p int:42  -p float:1.5  -p bool:true  -p null:  -p str:int:7 (the text 'int:7')
-
-Output: --format jsonl keeps numbers as numbers (DECIMAL and HUGEINT with
-every digit) and NULL as null; --format csv writes lists and structs as JSON
-and ends lines with \\n. Exit status: 0 done, 1 the query was refused or
-failed, 2 misuse (a bad parameter, --db not a readable event log).
-
-\b
-Example: sniff query "SELECT seat, sum(points) FROM actions WHERE match_id = ? GROUP BY 1" -p m1
-Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --format jsonl
-"""
-
-
-@click.command(help=_QUERY_HELP)
-@click.argument("sql")
-@click.option("-p", "--param", "params", multiple=True, type=PARAM, help=PARAM_HELP)
-@result_format_option
-@tls_ca_option
-@db_option
-def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
-    import grpc
-
-    from analysis.logquery import NoLog, query_log
-    from service.storage import StorageError
-
-    try:
-        table, _ = query_log(db_path, sql, params, tls_ca=tls_ca)
-    except NoLog as e:
-        raise Misuse(str(e)) from None
-    except StorageError as e:
-        raise click.ClickException(first_line(str(e))) from None
-    except grpc.RpcError as e:  # the service refused or failed the query
-        details = e.details() if callable(getattr(e, "details", None)) else None
-        raise click.ClickException(first_line(details or str(e))) from None
-    columns = table.column_names
-    rows = list(zip(*(column.to_pylist() for column in table.columns), strict=True))
-    write_result(fmt, columns, rows, sys.stdout)

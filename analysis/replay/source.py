@@ -1,8 +1,9 @@
 """Matches read from the event log, whether or not `sniff serve` holds the file.
 
-Every read goes through `analysis.logquery.query_log` (the Query RPC of a
-live service, or a read-only open of the file), with the SQL of
-queries.sql and bound values only.
+Every read goes through `analysis.logquery.query_log_rows` (the Query RPC
+of a live service, or a read-only open of the file), with the SQL of
+queries.sql and bound values only. A listing never loads the engine (the
+replay model is imported by `load_replay`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from analysis.logquery import query_log
-from analysis.replay.model import Replay, build_replay
+from analysis.logquery import query_log_rows
 from analysis.sqlfiles import named_queries
+
+if TYPE_CHECKING:
+    from analysis.replay.model import Replay
 
 
 class MatchNotFound(LookupError):
@@ -33,8 +36,7 @@ def read_match_events(
     db_path: str | Path, match_id: str, *, reveal: bool = False
 ) -> list[dict[str, Any]]:
     """One match's events in order (queries.sql `match_events`); MatchNotFound if none."""
-    table, _ = query_log(db_path, _sql("match_events"), [match_id, reveal])
-    rows: list[dict[str, Any]] = table.to_pylist()
+    rows, _ = query_log_rows(db_path, _sql("match_events"), [match_id, reveal])
     if not rows:
         raise MatchNotFound(f"no match {match_id!r} in {db_path}")
     return rows
@@ -42,6 +44,8 @@ def read_match_events(
 
 def load_replay(db_path: str | Path, match_id: str, *, reveal: bool = False) -> Replay:
     """The replay of one match of the log."""
+    from analysis.replay.model import build_replay
+
     rows = read_match_events(db_path, match_id, reveal=reveal)
     return build_replay(match_id, rows, reveal=reveal)
 
@@ -110,8 +114,8 @@ class MatchRow:
 
 def list_matches(db_path: str | Path, where: MatchFilter) -> list[MatchRow]:
     """The log's matches that pass `where`, newest first (queries.sql `list_matches`)."""
-    table, _ = query_log(db_path, _sql("list_matches"), where.params())
-    return [_match_row(r) for r in table.to_pylist()]
+    rows, _ = query_log_rows(db_path, _sql("list_matches"), where.params())
+    return [_match_row(r) for r in rows]
 
 
 def _match_row(r: dict[str, Any]) -> MatchRow:

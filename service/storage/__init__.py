@@ -5,9 +5,14 @@ gap-free per-match sequences, read-only ad hoc queries); `open_readonly`
 reads a file no process holds, without changing it; `find_owner` tells a
 tool which service holds it. SQL lives in the .sql files beside this
 package; docs/schema.md describes the tables and views for users.
+
+`EventLog` (and `Opening`) are imported on first use: a tool that only reads
+a file (`open_readonly`) loads neither the write path nor pyarrow.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ._base import Params, ReadAccess, read_only_statement
 from .errors import (
@@ -23,10 +28,12 @@ from .errors import (
     StorageError,
 )
 from .events import KINDS, EventKind, LogEvent
-from .log import EventLog, Opening
 from .migrate import SCHEMA_VERSION
 from .owner import Owner, find_owner, owner_path, remove_owner, write_owner
 from .reader import LogReader, open_readonly
+
+if TYPE_CHECKING:
+    from .log import EventLog, Opening
 
 __all__ = [
     "KINDS",
@@ -56,3 +63,14 @@ __all__ = [
     "remove_owner",
     "write_owner",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`EventLog` and `Opening`, from the write path's module on first use."""
+    if name in ("EventLog", "Opening"):
+        from . import log
+
+        value = getattr(log, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,15 +13,19 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, NamedTuple, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeAlias
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+if TYPE_CHECKING:
+    # Imported where used: `query_rows` and the service's own reads need no Arrow.
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
 from .errors import (
@@ -174,7 +178,9 @@ def _tokens(raw: bytes) -> list[_Token]:
     ]
 
 
-def read_only_statement(sql: str) -> duckdb.Statement:
+def read_only_statement(
+    sql: str, parser: duckdb.DuckDBPyConnection | None = None
+) -> duckdb.Statement:
     """The one read-only statement in `sql`, parsed by DuckDB's own parser.
 
     Accepted: SELECT (also WITH, FROM-first, VALUES, DESCRIBE, SHOW,
@@ -183,9 +189,14 @@ def read_only_statement(sql: str) -> duckdb.Statement:
     first line only: a statement's type cannot show a data-modifying CTE
     (`WITH x AS (DELETE ... RETURNING *) SELECT ...` parses as SELECT), so
     the query also runs in a READ ONLY transaction with external access off.
+
+    `parser` is a connection to parse with. Without one, DuckDB's module-level
+    parser opens its default in-memory database on first use (some 20-50 ms of
+    a command's start), so the read methods below pass their own cursor.
     """
+    parse = duckdb.extract_statements if parser is None else parser.extract_statements
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = parse(sql)
     except duckdb.Error as exc:
         raise QueryError(str(exc)) from None
     if len(statements) != 1:
@@ -199,7 +210,7 @@ def read_only_statement(sql: str) -> duckdb.Statement:
     ):
         raise ReadOnlyViolation("checkpoints are maintenance, not queries")
     if statement.type == duckdb.StatementType.EXPLAIN:
-        _check_explained(raw, tokens)
+        _check_explained(raw, tokens, parse)
     elif statement.type not in _ALLOWED:
         raise ReadOnlyViolation(
             f"{statement.type.name} statements are not allowed: the log answers"
@@ -208,7 +219,9 @@ def read_only_statement(sql: str) -> duckdb.Statement:
     return statement
 
 
-def _check_explained(raw: bytes, tokens: list[_Token]) -> None:
+def _check_explained(
+    raw: bytes, tokens: list[_Token], parse: Callable[[str], list[duckdb.Statement]]
+) -> None:
     """EXPLAIN ANALYZE runs its statement, so what it explains must be a read too."""
     rest = tokens[1:]  # tokens[0] is EXPLAIN
     if rest and rest[0].text.lower() in _ANALYZE:
@@ -216,9 +229,60 @@ def _check_explained(raw: bytes, tokens: list[_Token]) -> None:
     statements = []
     if rest:
         with suppress(duckdb.Error):
-            statements = duckdb.extract_statements(raw[rest[0].start :].decode())
+            statements = parse(raw[rest[0].start :].decode())
     if len(statements) != 1 or statements[0].type not in _ALLOWED:
         raise ReadOnlyViolation("only EXPLAIN [ANALYZE] of a SELECT is allowed")
+
+
+_LIKE_ARROW: Final = frozenset(
+    {
+        "null",
+        "boolean",
+        "tinyint",
+        "smallint",
+        "integer",
+        "bigint",
+        "utinyint",
+        "usmallint",
+        "uinteger",
+        "ubigint",
+        "float",
+        "double",
+        "decimal",
+        "varchar",
+        "blob",
+        "enum",
+    }
+)
+"""Types whose values DuckDB's `fetchall` and Arrow's `to_pylist` give alike (JSON is a
+VARCHAR). Not the temporal types: Arrow refuses an infinite DATE or TIMESTAMP and
+nanoseconds, which fetchall turns into other values."""
+
+
+def converts_like_arrow(column_type: duckdb.sqltypes.DuckDBPyType, *, top: bool = False) -> bool:
+    """True when DuckDB's own conversion of a `column_type` value equals Arrow's.
+
+    A HUGEINT only at the top of a column (`query_rows` makes it a Decimal,
+    as Arrow does); a list or struct when its members' types convert alike.
+    """
+    kind = column_type.id
+    if kind in _LIKE_ARROW or (top and kind == "hugeint"):
+        return True
+    if kind in ("list", "struct"):
+        return all(
+            isinstance(member, duckdb.sqltypes.DuckDBPyType) and converts_like_arrow(member)
+            for _, member in column_type.children
+        )
+    return False
+
+
+def _decimal_at(row: tuple[Any, ...], indexes: Sequence[int]) -> tuple[Any, ...]:
+    """The row with the ints at `indexes` (HUGEINT columns) as Decimals, as Arrow gives them."""
+    values = list(row)
+    for i in indexes:
+        if values[i] is not None:
+            values[i] = Decimal(values[i])
+    return tuple(values)
 
 
 def _query_error(exc: duckdb.Error) -> StorageError:
@@ -257,6 +321,12 @@ class ReadAccess:
 
     @contextmanager
     def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._plain_cursor() as cursor:
+            yield cursor
+
+    @contextmanager
+    def _plain_cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of the instance as it is (a subclass's `_cursor` may add views)."""
         with self._con_lock:
             if self._con is None:
                 raise LogClosed(f"the event log {self.path} is closed")
@@ -276,6 +346,11 @@ class ReadAccess:
             finally:
                 with suppress(duckdb.Error):
                     cursor.execute("ROLLBACK")
+
+    def _read_only(self, sql: str) -> duckdb.Statement:
+        """`read_only_statement`, parsed on a cursor of this log (not DuckDB's default one)."""
+        with self._plain_cursor() as parser:
+            return read_only_statement(sql, parser)
 
     def _close_connection(self) -> None:
         with self._con_lock:
@@ -297,13 +372,59 @@ class ReadAccess:
         reach outside it, QueryError for a statement DuckDB rejects or one
         still running after `timeout` seconds.
         """
-        statement = read_only_statement(sql)
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+        statement = self._read_only(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             try:
                 table = cursor.sql(statement, params=params).to_arrow_table()
             except duckdb.Error as exc:
                 raise _query_error(exc) from None
         return table if table is not None else pa.table({})
+
+    def query_rows(
+        self,
+        sql: str,
+        params: Params = None,
+        *,
+        timeout: float | None = None,
+        like_arrow: bool = False,
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Like `query`, the result as column names and rows of Python values.
+
+        DuckDB converts the values itself (`fetchall`), without pyarrow: for
+        a caller that wants Python values and a quick start. The same rules
+        refuse the same statements as `query`.
+
+        With `like_arrow`, every value is the one `query(...).to_pylist()`
+        gives (and the service's Query RPC, which streams Arrow): DuckDB's
+        own conversion for a result whose every column has a type where the
+        two agree (`converts_like_arrow`), Arrow's for any other result.
+        Without it, DuckDB's conversion always: a HUGEINT is an int (Arrow: a
+        Decimal), an INTERVAL a timedelta, a MAP a dict, a UUID a UUID, and an
+        infinite DATE or TIMESTAMP the largest one Python has (Arrow refuses it).
+        """
+        statement = self._read_only(sql)
+        with self._snapshot() as cursor, _deadline(cursor, timeout):
+            try:
+                relation = cursor.sql(statement, params=params)
+                if relation is None:
+                    return [], []
+                types = relation.types  # known once bound: nothing has run yet
+                if like_arrow and not all(converts_like_arrow(t, top=True) for t in types):
+                    table = relation.to_arrow_table()
+                    columns = list(table.column_names)
+                    values = [column.to_pylist() for column in table.columns]
+                    return columns, list(zip(*values, strict=True))
+                columns = list(relation.columns)
+                rows = relation.fetchall()
+            except duckdb.Error as exc:
+                raise _query_error(exc) from None
+        if like_arrow:
+            huge = [i for i, t in enumerate(types) if t.id == "hugeint"]
+            if huge:
+                rows = [_decimal_at(row, huge) for row in rows]
+        return columns, rows
 
     def query_batches(
         self,
@@ -321,7 +442,7 @@ class ReadAccess:
         At least one batch comes: an empty result is one empty batch, which
         carries the schema. `interrupt` lets another thread stop the query.
         """
-        statement = read_only_statement(sql)
+        statement = self._read_only(sql)
         return self._stream(statement, params, batch_rows, timeout, interrupt)
 
     def _stream(
@@ -332,6 +453,8 @@ class ReadAccess:
         timeout: float | None,
         interrupt: QueryInterrupt | None,
     ) -> Iterator[pa.RecordBatch]:
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             if interrupt is not None:
                 interrupt.attach(cursor)

@@ -10,6 +10,9 @@ lives in `detail`, whose keys the views in `schema.sql` unpack.
 builds it from engine values, replay reads it back as a dict, and the log
 alone decides how it is stored. Use lists, not tuples, for the round trip to
 compare equal.
+
+pyarrow is imported by the Arrow conversions only (`arrow_schema()` and the
+`*_to_arrow` functions), so that a tool reading the log as rows never loads it.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Literal, TypeAlias, get_args
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, get_args
 
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+if TYPE_CHECKING:
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 EventKind = Literal["match_created", "round_dealt", "action", "round_ended", "match_ended"]
 """What an event records; the `kind` column holds one of these words."""
@@ -247,24 +252,48 @@ def _check_settings(detail: Mapping[str, Any]) -> None:
         raise ValueError(f"source must be one of {sorted(SOURCES)} or None, not {source!r}")
 
 
-# Column order of `events_all` as the Arrow batches carry it (logged_at last).
-ARROW_SCHEMA: Final = pa.schema(
-    [
-        pa.field("match_id", pa.string(), nullable=False),
-        pa.field("seq", pa.int32(), nullable=False),
-        pa.field("kind", pa.string(), nullable=False),
-        pa.field("round", pa.int32()),
-        pa.field("action_index", pa.int32()),
-        pa.field("seat", pa.int32()),
-        pa.field("move", pa.string()),
-        pa.field("drawn", pa.string()),
-        pa.field("points", pa.int32()),
-        pa.field("ends_sum", pa.int32()),
-        pa.field("detail", pa.string()),
-        pa.field("hash", pa.binary()),
-        pa.field("logged_at", pa.timestamp("us", tz="UTC")),
-    ]
+COLUMNS: Final[tuple[str, ...]] = (
+    "match_id",
+    "seq",
+    "kind",
+    "round",
+    "action_index",
+    "seat",
+    "move",
+    "drawn",
+    "points",
+    "ends_sum",
+    "detail",
+    "hash",
+    "logged_at",
 )
+"""Column order of `events_all` as the rows and Arrow batches carry it (logged_at last)."""
+
+
+@cache
+def arrow_schema() -> pa.Schema:
+    """The Arrow schema of event rows, in `COLUMNS` order."""
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+    schema = pa.schema(
+        [
+            pa.field("match_id", pa.string(), nullable=False),
+            pa.field("seq", pa.int32(), nullable=False),
+            pa.field("kind", pa.string(), nullable=False),
+            pa.field("round", pa.int32()),
+            pa.field("action_index", pa.int32()),
+            pa.field("seat", pa.int32()),
+            pa.field("move", pa.string()),
+            pa.field("drawn", pa.string()),
+            pa.field("points", pa.int32()),
+            pa.field("ends_sum", pa.int32()),
+            pa.field("detail", pa.string()),
+            pa.field("hash", pa.binary()),
+            pa.field("logged_at", pa.timestamp("us", tz="UTC")),
+        ]
+    )
+    assert tuple(schema.names) == COLUMNS
+    return schema
 
 
 def _dump_detail(detail: Mapping[str, Any] | None) -> str | None:
@@ -294,7 +323,6 @@ EventRow: TypeAlias = tuple[
 ]
 """One event as the values of an `events` row, in `COLUMNS` order."""
 
-COLUMNS: Final[tuple[str, ...]] = tuple(ARROW_SCHEMA.names)
 DETAIL: Final = 10
 """The index of `detail` in an EventRow."""
 HASH: Final = 11
@@ -334,15 +362,15 @@ def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
     return rows
 
 
-_INT_INDEXES: Final = tuple(i for i, name in enumerate(ARROW_SCHEMA.names) if name in _INT_FIELDS)
-_TEXT_INDEXES: Final = tuple(i for i, name in enumerate(ARROW_SCHEMA.names) if name in _TEXT_FIELDS)
+_INT_INDEXES: Final = tuple(i for i, name in enumerate(COLUMNS) if name in _INT_FIELDS)
+_TEXT_INDEXES: Final = tuple(i for i, name in enumerate(COLUMNS) if name in _TEXT_FIELDS)
 
 
 def _check_storable(row: EventRow) -> None:
     for i in _INT_INDEXES:
         value = row[i]
         if value is not None and not _INT32 <= value < -_INT32:  # type: ignore[operator]
-            raise ValueError(f"{ARROW_SCHEMA.names[i]} {value!r} does not fit an INTEGER column")
+            raise ValueError(f"{COLUMNS[i]} {value!r} does not fit an INTEGER column")
     for i in _TEXT_INDEXES:
         text = row[i]
         if isinstance(text, str) and not text.isascii():
@@ -368,26 +396,32 @@ SettingsRow: TypeAlias = tuple[
     str | None,  # seed_commitment (hex)
     str | None,  # detail (the match_created detail, JSON text)
 ]
-"""One `match_settings_all` row, in `SETTINGS_SCHEMA` order."""
+"""One `match_settings_all` row, in `settings_schema()` order."""
 
-SETTINGS_SCHEMA: Final = pa.schema(
-    [
-        pa.field("match_id", pa.string(), nullable=False),
-        pa.field("seats", pa.int16()),
-        pa.field("target", pa.int32()),
-        pa.field("seed", pa.string()),  # HUGEINT: Arrow has no 128-bit int; DuckDB casts
-        pa.field("rules_version", pa.string()),
-        pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
-        pa.field("variant", pa.string(), nullable=False),
-        pa.field("round_limit", pa.int32()),
-        pa.field("players", pa.list_(pa.string())),
-        pa.field("source", pa.string(), nullable=False),
-        pa.field("run_id", pa.string()),
-        pa.field("explicit_deals", pa.bool_(), nullable=False),
-        pa.field("seed_commitment", pa.string()),
-        pa.field("detail", pa.string()),
-    ]
-)
+
+@cache
+def settings_schema() -> pa.Schema:
+    """The Arrow schema of `match_settings_all` rows."""
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+    return pa.schema(
+        [
+            pa.field("match_id", pa.string(), nullable=False),
+            pa.field("seats", pa.int16()),
+            pa.field("target", pa.int32()),
+            pa.field("seed", pa.string()),  # HUGEINT: Arrow has no 128-bit int; DuckDB casts
+            pa.field("rules_version", pa.string()),
+            pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
+            pa.field("variant", pa.string(), nullable=False),
+            pa.field("round_limit", pa.int32()),
+            pa.field("players", pa.list_(pa.string())),
+            pa.field("source", pa.string(), nullable=False),
+            pa.field("run_id", pa.string()),
+            pa.field("explicit_deals", pa.bool_(), nullable=False),
+            pa.field("seed_commitment", pa.string()),
+            pa.field("detail", pa.string()),
+        ]
+    )
 
 
 def _detail_of(row: EventRow) -> dict[str, Any]:
@@ -465,6 +499,8 @@ def _fitting(value: object, low: int, high: int) -> int | None:
 
 
 def _table(schema: pa.Schema, rows: Sequence[tuple[Any, ...]]) -> pa.Table:
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
     columns: list[Sequence[object]] = (
         list(zip(*rows, strict=True)) if rows else [() for _ in schema]
     )
@@ -475,9 +511,9 @@ def _table(schema: pa.Schema, rows: Sequence[tuple[Any, ...]]) -> pa.Table:
 
 
 def settings_to_arrow(rows: Sequence[SettingsRow]) -> pa.Table:
-    """Settings rows as one Arrow table in `SETTINGS_SCHEMA` (seed as decimal text)."""
+    """Settings rows as one Arrow table in `settings_schema()` (seed as decimal text)."""
     text_seeds = [(*r[:3], None if r[3] is None else str(r[3]), *r[4:]) for r in rows]
-    return _table(SETTINGS_SCHEMA, text_seeds)
+    return _table(settings_schema(), text_seeds)
 
 
 ResultRow: TypeAlias = tuple[
@@ -488,18 +524,25 @@ ResultRow: TypeAlias = tuple[
     int | None,  # rounds
     str | None,  # ended_by
 ]
-"""One `match_results_all` row, in `RESULTS_SCHEMA` order."""
+"""One `match_results_all` row, in `results_schema()` order."""
 
-RESULTS_SCHEMA: Final = pa.schema(
-    [
-        pa.field("match_id", pa.string(), nullable=False),
-        pa.field("finished_at", pa.timestamp("us", tz="UTC"), nullable=False),
-        pa.field("winner", pa.int32()),
-        pa.field("scores", pa.list_(pa.int32())),
-        pa.field("rounds", pa.int32()),
-        pa.field("ended_by", pa.string()),
-    ]
-)
+
+@cache
+def results_schema() -> pa.Schema:
+    """The Arrow schema of `match_results_all` rows."""
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+    return pa.schema(
+        [
+            pa.field("match_id", pa.string(), nullable=False),
+            pa.field("finished_at", pa.timestamp("us", tz="UTC"), nullable=False),
+            pa.field("winner", pa.int32()),
+            pa.field("scores", pa.list_(pa.int32())),
+            pa.field("rounds", pa.int32()),
+            pa.field("ended_by", pa.string()),
+        ]
+    )
+
 
 ENDINGS: Final = frozenset({"target", "round_limit"})
 """How a match ended (match_results_all.ended_by): a side reached the target,
@@ -534,16 +577,16 @@ def result_rows(rows: Iterable[EventRow]) -> list[ResultRow]:
 
 
 def results_to_arrow(rows: Sequence[ResultRow]) -> pa.Table:
-    return _table(RESULTS_SCHEMA, rows)
+    return _table(results_schema(), rows)
 
 
 def rows_to_arrow(rows: Sequence[EventRow]) -> pa.Table:
     """Rows as one Arrow table, the fast way into DuckDB for large groups."""
-    return _table(ARROW_SCHEMA, rows)
+    return _table(arrow_schema(), rows)
 
 
 def to_arrow(events: Iterable[LogEvent]) -> pa.Table:
-    """Events as one Arrow table in `ARROW_SCHEMA`."""
+    """Events as one Arrow table in `arrow_schema()`."""
     return rows_to_arrow(to_rows(events))
 
 

@@ -73,10 +73,10 @@ from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
 from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
 from .events import (
-    ARROW_SCHEMA,
     COLUMNS,
     EventRow,
     LogEvent,
+    arrow_schema,
     explicitly_dealt,
     result_rows,
     results_to_arrow,
@@ -172,7 +172,7 @@ class ImportLoad:
         """Insert a part's events (whole matches) and what they make of the typed tables
         and the facts tables (`facts`' rows, or replayed), leaving out the matches the log
         already holds."""
-        table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
+        table = table.select(list(COLUMNS)).cast(arrow_schema())
         ids = [str(m) for m in pc.unique(table.column("match_id")).to_pylist()]
         if not ids:
             return
@@ -579,7 +579,7 @@ class EventLog(ReadAccess):
 
         For `sniff import` (the file itself, or the service's ImportMatches).
         `table` holds every event of each match in order, in the columns of
-        `events.ARROW_SCHEMA` (`logged_at` may be null: the log stamps it).
+        `events.arrow_schema()` (`logged_at` may be null: the log stamps it).
         With `verify` (the service's call: the events come from a client)
         each match must be whole and chained (`imports.check_matches`), or
         nothing is written; without it the caller vouches (`sniff import`
@@ -592,7 +592,7 @@ class EventLog(ReadAccess):
         transaction: `facts`' rows where the caller made them while replaying (`sniff
         import`, `sniff simulate`), else the log replays the matches itself.
         """
-        table = table.select(list(COLUMNS)).cast(ARROW_SCHEMA)
+        table = table.select(list(COLUMNS)).cast(arrow_schema())
         if verify:
             check_matches(_table_rows(table))
         with self.importing() as load:
@@ -610,7 +610,7 @@ class EventLog(ReadAccess):
         `ImportLoad.discard` (a bad record found after the first parts): all
         or nothing, however many parts. The log takes no other commit meanwhile.
         """
-        stamp = pa.scalar(datetime.now(UTC), ARROW_SCHEMA.field("logged_at").type)
+        stamp = pa.scalar(datetime.now(UTC), arrow_schema().field("logged_at").type)
         with self._commit_lock:
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")

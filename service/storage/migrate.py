@@ -25,15 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql, chain
 from .errors import SchemaVersionError
 from .events import HASH, EventRow
-from .facts import fill_missing_facts
+
+if TYPE_CHECKING:
+    # Imported where used: reading a file's version (every open) needs neither.
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 SCHEMA_VERSION: Final = 4
 """The schema version this code writes; schema.sql creates exactly this one."""
@@ -90,6 +92,8 @@ def chain_legacy_events(con: duckdb.DuckDBPyConnection) -> None:
 
 def chained_table(counts: dict[str, int]) -> pa.Table:
     """(match_id, chained): how many leading events of each match have a legacy chain."""
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
     return pa.table(
         {
             "match_id": pa.array(list(counts), pa.string()),
@@ -131,6 +135,8 @@ def _write_hashes(
 ) -> None:
     if not ids:
         return
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
     table = pa.table(
         {
             "match_id": pa.array(ids, pa.string()),
@@ -147,6 +153,8 @@ def _write_hashes(
 
 def _fill_facts(con: duckdb.DuckDBPyConnection) -> None:
     """The facts of every finished match of a version-3 file, by replaying it."""
+    from .facts import fill_missing_facts  # the engine: only a migration replays matches
+
     fill_missing_facts(con)
 
 

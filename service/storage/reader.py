@@ -18,9 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, unloaded_rows
@@ -64,6 +67,8 @@ class LogReader(ReadAccess):
             pending = unloaded_rows(con, read_journal(journal_path(absolute)))
             self._overlay: tuple[str, dict[str, pa.Table]] | None = None
             if pending:
+                import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
                 catalog = str(con.execute(_sql.query("current_database")).fetchall()[0][0])
                 tables = {
                     "_journal_events": rows_to_arrow(pending),
