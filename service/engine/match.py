@@ -25,7 +25,7 @@ from service.engine.errors import (
     RoundInPlay,
     TileNotInHand,
 )
-from service.engine.layout import Layout, points_for
+from service.engine.layout import SLOT_VALUE, Layout, points_for
 from service.engine.moves import DRAW, PASS, Move, MoveKind
 from service.engine.rules import (
     HAND_SIZE,
@@ -36,7 +36,18 @@ from service.engine.rules import (
     team_count,
     team_of,
 )
-from service.engine.tiles import BIT, NAMES, SET_SIZE, TILES, Tile, pips_of, tiles_of
+from service.engine.tiles import (
+    BIT,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NAMES,
+    SET_SIZE,
+    TILES,
+    Tile,
+    pips_of,
+    tiles_of,
+)
 from service.engine.variants import AMERICAN, Variant, variant_named
 
 
@@ -310,19 +321,45 @@ class Match:
         An illegal action raises its specific `IllegalMove` and leaves the
         state exactly as it was.
         """
-        self.check(move, seat)
         s = self.turn
+        kind = move.kind
+        # The common lawful actions are recognised here, by every condition `check` would
+        # test for them (`Layout.check`'s too); anything else, lawful or not, goes through
+        # `check`, which raises the specific error (or finds it lawful: a lead, a Sniff).
+        if self.phase is not Phase.PLAYING or (seat is not None and seat != s):
+            self.check(move, seat)
+        elif kind is MoveKind.PLACE:
+            t = move.tile
+            assert t is not None
+            layout = self.layout
+            slot = move.slot
+            drawn = self.drawn
+            if not (
+                self.hands[s] >> t & 1
+                and (drawn < 0 or t == drawn)
+                and layout.covered[t] < 0
+                and layout.placements
+                and slot in layout.targets
+                and (LOW[t] == SLOT_VALUE[slot] or HIGH[t] == SLOT_VALUE[slot])
+                and move.orientation is None
+                and not (IS_DOUBLE[t] and layout.sniff < 0)
+            ):
+                self.check(move, seat)
+        elif kind is MoveKind.LEAD or not (
+            self.drawn < 0
+            and not self.hands[s] & self.layout.playable
+            and (self.bone_pos < len(self.boneyard)) is (kind is MoveKind.DRAW)
+        ):
+            self.check(move, seat)
         log = self.history[-1]
         log.actions.append(move)
         self.move_count += 1
-        kind = move.kind
         if kind <= MoveKind.PLACE:
             t = move.tile
             assert t is not None
             self.hands[s] ^= BIT[t]
             self.drawn = -1
-            layout = self.layout
-            ends = layout.place(move)
+            ends = self.layout.place(move)
             points = points_for(ends)
             log.points.append(points)
             if points:
