@@ -189,6 +189,10 @@ _BY_TEXT: Final[dict[str, Move]] = {
     str(m): m for m in (*_LEADS, *(p for p in _PLACES if p is not None), DRAW, PASS)
 }
 
+MOVES_BY_TEXT: Final[dict[str, Move]] = _BY_TEXT
+"""Every move without an orientation by its canonical text: what `Move.parse` reads without
+parsing (a move naming an orientation is parsed)."""
+
 
 def place_move(tile: int, slot: int) -> Move:
     """The interned placement of `tile` on `slot` (hot path: no checks)."""
