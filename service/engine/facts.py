@@ -36,6 +36,7 @@ SOURCES: Final = ("served", "imported", "simulated")
 """Where a match came from: played through the service, imported from records, simulated."""
 
 _LINES: Final = (1 << Side.LINE_A) | (1 << Side.LINE_B)
+_PLAYING: Final = Phase.PLAYING  # a constant: reading `Phase.PLAYING` costs ~100 ns in 3.11
 _DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
 """The doubles as a bitmask; the higher a double's bit, the higher the double."""
 
@@ -183,7 +184,7 @@ class RoundRecorder:
     def before(self, match: Match) -> None:
         """Note a Sniff decision if the seat to play, before any Sniff, may place a double
         and a non-double (a forced double, e.g. just drawn, is not a decision)."""
-        if self.maker is not None or match.phase is not Phase.PLAYING or match.drawn >= 0:
+        if self.maker is not None or match.phase is not _PLAYING or match.drawn >= 0:
             return  # a tile just drawn is the only one that may be placed: no choice
         # The tiles with a legal placement are exactly those of the hand that some target
         # accepts (`legal_moves_of`): no list of moves is needed to tell what they are.
