@@ -175,30 +175,38 @@ class _Auditor:
         if witness is not None:
             witness.dealt(explicit=True)
         claimed_points = rnd.claims.points
+        claimed_count = 0 if claimed_points is None else len(claimed_points)
+        before = None if witness is None else witness.before
+        applied = None if witness is None else witness.applied
+        playing = Phase.PLAYING
         for k, move in enumerate(rnd.actions):
-            if match.phase is Phase.OVER:
-                self.problem(
-                    r, k, "after_win", f"the match was already over: {match.result_text()}"
-                )
-                raise _Stop
-            if match.phase is Phase.AWAITING_DEAL:
+            if match.phase is not playing:
+                if match.phase is Phase.OVER:
+                    self.problem(
+                        r, k, "after_win", f"the match was already over: {match.result_text()}"
+                    )
+                    raise _Stop
                 end = match.history[-1].end
                 assert end is not None
                 self.problem(
                     r, k, "after_round_end", f"the round had already ended ({end.kind.value})"
                 )
                 raise _Stop
-            if witness is not None:
-                witness.before()
+            if before is not None:
+                before()
             try:
                 result = match.apply(move)
             except IllegalMove as e:
                 self.problem(r, k, e.kind, f"{move}: {e}")
                 raise _Stop from None
-            if witness is not None:
-                witness.applied(result, r, k)
-            if claimed_points is not None and k < len(claimed_points):
-                self.check_points(r, k, claimed_points[k], result.points, move)
+            if applied is not None:
+                applied(result, r, k)
+            if k < claimed_count:
+                assert claimed_points is not None
+                claimed = claimed_points[k]
+                # the figure as claimed (a placement's points; none for a draw or a pass)
+                if claimed != (result.points if move.is_placement else None):
+                    self.check_points(r, k, claimed, result.points, move)
         if claimed_points is not None and len(claimed_points) != len(rnd.actions):
             self.problem(
                 r,

@@ -18,6 +18,7 @@ The file goes in all or nothing: one bad record and nothing is written
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -30,12 +31,20 @@ import pyarrow as pa
 from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
-from service.engine import ActionResult, MatchRecord
+from service.engine import ActionResult, MatchRecord, RoundEnd
 from service.engine.facts import FactsRows, RoundFacts, RoundRecorder, facts_rows
-from service.engine.tiles import NAMES
-from service.match_events import action_events, deal_event
+from service.engine.tiles import NAMES, tiles_of
+from service.match_events import match_ended_event
 from service.storage.chain import CHAIN_DOMAIN, GENESIS, MatchSecrets, canonical
-from service.storage.events import DETAIL, HASH, EventRow, LogEvent, rows_to_arrow, to_rows
+from service.storage.events import (
+    COLUMNS,
+    DETAIL,
+    EventRow,
+    LogEvent,
+    columns_to_arrow,
+    rows_to_arrow,
+    to_rows,
+)
 from service.storage.facts import merged_facts
 
 ID_DOMAIN = b"sniff/import/v1\x00"
@@ -56,48 +65,160 @@ def imported_match_id(record: object) -> str:
 
 _CHAIN_PREFIX = CHAIN_DOMAIN + b"\x00"
 _encode_string = json.encoder.encode_basestring  # chain.canonical's escaping of a str
+_QUOTED = tuple(_encode_string(name) for name in NAMES)
+"""Each tile's name as a JSON string (what the encoders write for it)."""
+
+
+def _ints(values: Iterable[int]) -> str:
+    """A list of plain ints as JSON (what the encoders write for it)."""
+    return "[" + ",".join([str(v) for v in values]) + "]"
+
+
+def _tiles(tiles: Iterable[int]) -> str:
+    """A list of tiles as the JSON list of their names."""
+    return "[" + ",".join([_QUOTED[t] for t in tiles]) + "]"
 
 
 class ImportRecorder(EventRecorder):
-    """An `EventRecorder` that keeps rows, chained as they come, instead of `LogEvent`s.
+    """An `EventRecorder` that keeps its events as columns, chained as they come, instead of
+    `LogEvent`s.
 
-    The bulk of a match is its plain actions (no round or match end): for
-    those it writes the row and the canonical encoding (chain.canonical's
-    text, byte for byte) straight from the engine's values, without a
-    `LogEvent` or its checks, which cost more than the replay itself. The
-    other events go the ordinary way (`to_rows`, `event_content`).
+    The bulk of a match is its plain actions, its deals and its round ends: for those it
+    writes the row's values, the `detail` text and the canonical encoding (chain.canonical's
+    text, byte for byte; `detail` as `to_rows` writes it) straight from the engine's values,
+    without a `LogEvent` or its checks, which cost more than the replay itself. The other
+    events (match_created, match_ended) go the ordinary way (`to_rows`, `canonical`).
+    tests/test_import_rows.py holds every row to the plain recorder's.
     """
 
     def __init__(self, match_id: str, seats: int, **kwargs: Any) -> None:
-        self._rows: list[EventRow] = []
+        # The columns of the rows that vary (match_id, seq and logged_at do not: see
+        # `columns`), in `COLUMNS` order.
+        self._kind: list[str] = []
+        self._round: list[int | None] = []
+        self._action: list[int | None] = []
+        self._seat: list[int | None] = []
+        self._move: list[str | None] = []
+        self._drawn: list[str | None] = []
+        self._points: list[int | None] = []
+        self._ends: list[int | None] = []
+        self._detail: list[str | None] = []
+        self._hash: list[bytes] = []
         self._head = GENESIS
         self._seq = 0
         self._id_text = _encode_string(match_id)
         self._rounds: list[RoundRecorder] = []
+        self._recorder: RoundRecorder | None = None
         super().__init__(match_id, seats, **kwargs)
         self._key = self.secrets.chain_secret
 
     def _log(self, *events: LogEvent) -> None:
         secret = self.secrets.chain_secret
-        head, rows = self._head, self._rows
+        head = self._head
         for event, row in zip(events, to_rows(events), strict=True):
             # The details made here hold engine values only (ints, tile names); the
             # record's own (players, its id) are in match_created: that one is checked.
             content = canonical(*row[:DETAIL], event.detail, checked=event.kind == "match_created")
             head = sha256(_CHAIN_PREFIX + head + secret + content).digest()
-            rows.append((*row[:HASH], head, None))
+            self._push(row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10])
+            self._hash.append(head)
         self._head = head
         self._seq += len(events)
 
+    def _push(
+        self,
+        kind: str,
+        round_index: int | None,
+        action_index: int | None,
+        seat: int | None,
+        move: str | None,
+        drawn: str | None,
+        points: int | None,
+        ends_sum: int | None,
+        detail: str | None,
+    ) -> None:
+        self._kind.append(kind)
+        self._round.append(round_index)
+        self._action.append(action_index)
+        self._seat.append(seat)
+        self._move.append(move)
+        self._drawn.append(drawn)
+        self._points.append(points)
+        self._ends.append(ends_sum)
+        self._detail.append(detail)
+
+    def _chain(self, content: str) -> None:
+        """Link the event whose canonical encoding is `content` (the next seq)."""
+        head = self._head = sha256(
+            _CHAIN_PREFIX + self._head + self._key + content.encode()
+        ).digest()
+        self._hash.append(head)
+        self._seq += 1
+
+    def __len__(self) -> int:
+        """How many events the match has so far."""
+        return self._seq
+
+    def columns(self) -> list[Sequence[Any]]:
+        """The events as the columns of `events_all` rows, in `COLUMNS` order (chained,
+        logged_at left to the log)."""
+        n = self._seq
+        return [
+            [self.match_id] * n,
+            range(n),
+            self._kind,
+            self._round,
+            self._action,
+            self._seat,
+            self._move,
+            self._drawn,
+            self._points,
+            self._ends,
+            self._detail,
+            self._hash,
+            [None] * n,
+        ]
+
     def rows(self) -> list[EventRow]:
-        return self._rows
+        return list(zip(*self.columns(), strict=True))
 
     def dealt(self, *, explicit: bool) -> None:
-        self._log(deal_event(self.match_id, self._seq, self.match, explicit))
-        self._rounds.append(RoundRecorder(self.match))
+        match = self.match
+        log = match.history[-1]
+        deal = log.deal
+        # service.match_events.deal_event's detail: as `to_rows` writes it (in its order)
+        # and as the canonical encoding does (keys sorted).
+        hands = "[" + ",".join([_tiles(hand) for hand in deal.hands]) + "]"
+        boneyard = _tiles(deal.boneyard)
+        leader = deal.leader
+        if type(leader) is not int:  # an int of another type (a record built in code)
+            leader = int(leader)
+        choice = _encode_string(log.leader_choice.value)
+        dealt_by = '"request"' if explicit else '"seed"'
+        self._push(
+            "round_dealt",
+            match.round_index,
+            None,
+            deal.leader,
+            None,
+            None,
+            None,
+            None,
+            f'{{"hands":{hands},"boneyard":{boneyard},"leader":{leader},'
+            f'"leader_choice":{choice},"dealt_by":{dealt_by}}}',
+        )
+        self._chain(
+            f'{{"action_index":null,"detail":{{"boneyard":{boneyard},"dealt_by":{dealt_by},'
+            f'"hands":{hands},"leader":{leader},"leader_choice":{choice}}},"drawn":null,'
+            f'"ends_sum":null,"kind":"round_dealt","match_id":{self._id_text},"move":null,'
+            f'"points":null,"round":{match.round_index},"seat":{leader},"seq":{self._seq}}}'
+        )
+        self._recorder = RoundRecorder(match)
+        self._rounds.append(self._recorder)
 
     def before(self) -> None:
-        self._rounds[-1].before(self.match)
+        assert self._recorder is not None
+        self._recorder.before(self.match)
 
     def rounds(self) -> list[RoundFacts]:
         """The facts of the rounds played, as the audit's replay played them (no replay)."""
@@ -105,51 +226,68 @@ class ImportRecorder(EventRecorder):
         return [rec.facts(history[i]) for i, rec in enumerate(self._rounds)]
 
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
-        self._rounds[-1].after(self.match, result.seat, result.move, result.points)
-        seq = self._seq
-        if result.round_end is not None or result.match_over:
-            self._log(
-                *action_events(
-                    self.match_id,
-                    seq,
-                    self.match,
-                    result,
-                    round_index,
-                    action_index,
-                    self.secrets.revealed_detail(),
-                )
-            )
-            return
-        move = result.move.text
-        drawn = None if result.drawn is None else NAMES[result.drawn]
-        seat, points, ends_sum = result.seat, result.points, result.ends_sum
+        move = result.move
+        seat, points, ends_sum, drawn = result.seat, result.points, result.ends_sum, result.drawn
+        assert self._recorder is not None
+        self._recorder.after(self.match, seat, move, points)
+        # service.match_events.action_events' action, its canonical encoding written out.
+        text = move.text
         content = (
             f'{{"action_index":{action_index},"detail":null,'
-            f'"drawn":{"null" if drawn is None else _encode_string(drawn)},'
+            f'"drawn":{"null" if drawn is None else _QUOTED[drawn]},'
             f'"ends_sum":{"null" if ends_sum is None else ends_sum},"kind":"action",'
-            f'"match_id":{self._id_text},"move":{_encode_string(move)},'
+            f'"match_id":{self._id_text},"move":{_encode_string(text)},'
             f'"points":{"null" if points is None else points},"round":{round_index},'
-            f'"seat":{seat},"seq":{seq}}}'
+            f'"seat":{seat},"seq":{self._seq}}}'
         ).encode()
         head = self._head = sha256(_CHAIN_PREFIX + self._head + self._key + content).digest()
-        self._rows.append(
-            (
-                self.match_id,
-                seq,
-                "action",
-                round_index,
-                action_index,
-                seat,
-                move,
-                drawn,
-                points,
-                ends_sum,
-                None,
-                head,
-                None,
+        self._hash.append(head)
+        self._seq += 1
+        self._kind.append("action")
+        self._round.append(round_index)
+        self._action.append(action_index)
+        self._seat.append(seat)
+        self._move.append(text)
+        self._drawn.append(None if drawn is None else NAMES[drawn])
+        self._points.append(points)
+        self._ends.append(ends_sum)
+        self._detail.append(None)
+        end = result.round_end
+        if end is not None:
+            self._round_ended(end, round_index)
+        if result.match_over:
+            self._log(
+                match_ended_event(
+                    self.match_id, self._seq, self.match, result, self.secrets.revealed_detail()
+                )
             )
+
+    def _round_ended(self, end: RoundEnd, round_index: int) -> None:
+        """action_events' round_ended, with every hand left, written out like `dealt`'s."""
+        match = self.match
+        hands = "[" + ",".join([_tiles(tiles_of(hand)) for hand in match.hands]) + "]"
+        kind = _encode_string(end.kind.value)
+        finisher = "null" if end.finisher is None else str(end.finisher)
+        pips, deductions, scores = _ints(end.pips), _ints(end.deductions), _ints(end.scores)
+        self._push(
+            "round_ended",
+            round_index,
+            None,
+            end.finisher,
+            None,
+            None,
+            None,
+            None,
+            f'{{"end":{kind},"finisher":{finisher},"pips":{pips},"deductions":{deductions},'
+            f'"scores":{scores},"hands":{hands}}}',
         )
-        self._seq = seq + 1
+        self._chain(
+            f'{{"action_index":null,"detail":{{"deductions":{deductions},"end":{kind},'
+            f'"finisher":{finisher},"hands":{hands},"pips":{pips},"scores":{scores}}},'
+            f'"drawn":null,"ends_sum":null,"kind":"round_ended","match_id":{self._id_text},'
+            f'"move":null,"points":null,"round":{round_index},"seat":{finisher},'
+            f'"seq":{self._seq}}}'
+        )
 
 
 def recorder_for(record_obj: object, match_id: str, record: MatchRecord) -> EventRecorder:
@@ -253,8 +391,21 @@ class _Done:
 
 def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
     """Audit the lines and make the events of the good records (in a worker)."""
+    # Without the cyclic collector: what a chunk makes is freed by reference counting (no
+    # cycles) or returned, and the collector's passes over the young rows and moves, every
+    # few hundred of them, cost a tenth of the chunk's time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _prepare(chunk)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _prepare(chunk: list[tuple[int, bytes]]) -> _Done:
     out = []
-    rows: list[EventRow] = []
+    columns: list[list[Any]] = [[] for _ in COLUMNS]
     for number, raw in chunk:
         recorders = _Recorders()
         audited = audit_line_parsed(number, raw, witness=recorders)
@@ -262,15 +413,24 @@ def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
             continue
         result, record_id, _, _ = audited
         prepared = Prepared(number, result, record_id)
-        if result.ok and recorders.made is not None:
-            events = recorders.made.rows()  # the audit's own replay made them
-            prepared.match_id = recorders.made.match_id
-            prepared.events = len(events)
+        made = recorders.made
+        if result.ok and made is not None:
+            # the audit's own replay made them
+            if isinstance(made, ImportRecorder):
+                prepared.events = len(made)
+                for column, values in zip(columns, made.columns(), strict=True):
+                    column += values
+            else:
+                events = made.rows()
+                prepared.events = len(events)
+                for column, values in zip(columns, zip(*events, strict=True), strict=True):
+                    column += values
+            prepared.match_id = made.match_id
             prepared.facts = recorders.facts()
-            rows += events
             prepared.status = "new"
         out.append(prepared)
-    return _Done(out, rows_to_arrow(rows), sum(len(raw) for _, raw in chunk))
+    table = columns_to_arrow(columns)
+    return _Done(out, table, sum(len(raw) for _, raw in chunk))
 
 
 @dataclass(slots=True)

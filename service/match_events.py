@@ -83,15 +83,20 @@ def action_events(
             )
         )
     if result.match_over:
-        events.append(
-            LogEvent.match_ended(
-                match_id,
-                seq + len(events),
-                winner=result.winner,
-                scores=match.seat_scores(),
-                round_limit_reached=end is not None,
-                rounds=len(match.history),
-                **reveal,
-            )
-        )
+        events.append(match_ended_event(match_id, seq + len(events), match, result, reveal))
     return events
+
+
+def match_ended_event(
+    match_id: str, seq: int, match: Match, result: ActionResult, reveal: Mapping[str, Any]
+) -> LogEvent:
+    """The `match_ended` event of the action `match` has just applied to end the match."""
+    return LogEvent.match_ended(
+        match_id,
+        seq,
+        winner=result.winner,
+        scores=match.seat_scores(),
+        round_limit_reached=result.round_end is not None,
+        rounds=len(match.history),
+        **reveal,
+    )

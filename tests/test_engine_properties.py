@@ -618,6 +618,39 @@ def test_check_refuses_exactly_the_moves_the_rules_forbid_with_the_rules_error(
     assert snapshot(m) == before
 
 
+@examples(100)
+@given(setups(), st.integers(0, 200), st.sampled_from(sorted(STOPS)))
+def test_apply_refuses_exactly_what_check_refuses_with_the_same_error(
+    setup: Setup, cut: int, stop: str
+) -> None:
+    """`apply` recognises the common lawful actions without `check`: at one state, every
+    possible move (with and without a suffix, by the seat to play and by another) is
+    applied to a copy, and refused with check's error or accepted where check accepts it."""
+    for m, _ in synced(setup):
+        if m.phase is Phase.OVER:
+            break
+        if m.phase is Phase.PLAYING and m.move_count >= cut and STOPS[stop](m):
+            break
+    before = snapshot(m)
+    seats: list[int | None] = [None, *range(m.seats)]
+    for move in ALL_MOVES:
+        for seat in seats:
+            expected: type[IllegalMove] | None = None
+            try:
+                m.check(move, seat)
+            except IllegalMove as e:
+                expected = type(e)
+            copy = m.copy()
+            refusal: type[IllegalMove] | None = None
+            try:
+                copy.apply(move, seat)
+            except IllegalMove as e:
+                refusal = type(e)
+                assert snapshot(copy) == before
+            assert refusal is expected, (str(move), seat, refusal, expected)
+    assert snapshot(m) == before
+
+
 # -- action by action: invariants -----------------------------------------------
 
 

@@ -24,6 +24,7 @@ from service.engine.facts import (
     facts_rows,
     match_facts,
 )
+from service.engine.tiles import IS_DOUBLE, LOW
 from tests.test_rules_play import make_deal, run
 
 
@@ -445,6 +446,44 @@ def test_a_recorder_following_the_play_gives_the_replayed_facts() -> None:
         assert facts_rows(match, "m", None, "simulated", rounds=rounds) == facts_rows(
             match, "m", None, "simulated"
         )
+
+
+def decision_by_the_legal_moves(match: Match) -> int | None:
+    """STATS.md §3 read off the legal moves: the highest double the seat to play may place,
+    when it may place a double and a non-double; None when the turn is no decision."""
+    doubles = [LOW[m.tile] for m in match.legal_moves() if m.tile is not None and IS_DOUBLE[m.tile]]
+    others = [m for m in match.legal_moves() if m.tile is not None and not IS_DOUBLE[m.tile]]
+    return max(doubles) if doubles and others else None
+
+
+@pytest.mark.parametrize("variant", ["american", "stubby", "berndt", "british"])
+def test_a_decision_is_a_turn_with_a_legal_double_and_a_legal_non_double(variant: str) -> None:
+    """`RoundRecorder.before` tells a decision from the hand and the placeable tiles, without
+    listing the legal moves: at every turn before the Sniff, it notes exactly the turns the
+    legal moves make a decision, with their highest double."""
+    noted = checked = 0
+    for seed in range(60):
+        seats = 2 + seed % 3
+        match = Match(seats, seed=seed, variant=variant, round_limit=4)
+        bots = [GreedyBot(seed + s) if s % 2 else RandomBot(seed + s) for s in range(seats)]
+        while match.phase.value != "over":
+            recorder = RoundRecorder(match)
+            while match.phase.value == "playing":
+                pending = len(recorder._pending)
+                sniff_before = recorder.maker is not None
+                recorder.before(match)
+                expected = None if sniff_before else decision_by_the_legal_moves(match)
+                got = recorder._pending[pending:]
+                assert got == ([] if expected is None else [(match.turn, recorder.index, expected)])
+                noted += len(got)
+                checked += 1
+                seat = match.turn
+                move = bots[seat].choose(view(match, seat))
+                recorder.after(match, seat, move, match.apply(move).points)
+            if match.phase.value == "awaiting_deal":
+                match.deal()
+    assert noted > 50
+    assert checked > 1000
 
 
 def test_sniff_share_is_the_sniff_s_counted_ends() -> None:

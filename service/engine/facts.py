@@ -22,7 +22,7 @@ from typing import Any, Final
 from service.engine.match import Match, Phase, RoundLog
 from service.engine.moves import Move, Side
 from service.engine.rules import Seat
-from service.engine.tiles import IS_DOUBLE, LOW
+from service.engine.tiles import BIT, IS_DOUBLE, LOW, SET_SIZE
 
 PLAYED: Final = "played"
 HELD_SELF: Final = "held_self"
@@ -36,6 +36,9 @@ SOURCES: Final = ("served", "imported", "simulated")
 """Where a match came from: played through the service, imported from records, simulated."""
 
 _LINES: Final = (1 << Side.LINE_A) | (1 << Side.LINE_B)
+_PLAYING: Final = Phase.PLAYING  # a constant: reading `Phase.PLAYING` costs ~100 ns in 3.11
+_DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
+"""The doubles as a bitmask; the higher a double's bit, the higher the double."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,20 +184,14 @@ class RoundRecorder:
     def before(self, match: Match) -> None:
         """Note a Sniff decision if the seat to play, before any Sniff, may place a double
         and a non-double (a forced double, e.g. just drawn, is not a decision)."""
-        if self.maker is not None:
-            return
-        double = -1
-        other = False
-        for move in match.legal_moves():
-            t = move.tile
-            if t is None:
-                return  # draw or pass: nothing can be placed
-            if IS_DOUBLE[t]:
-                double = max(double, LOW[t])
-            else:
-                other = True
-        if double >= 0 and other:
-            self._pending.append((match.turn, self.index, double))
+        if self.maker is not None or match.phase is not _PLAYING or match.drawn >= 0:
+            return  # a tile just drawn is the only one that may be placed: no choice
+        # The tiles with a legal placement are exactly those of the hand that some target
+        # accepts (`legal_moves_of`): no list of moves is needed to tell what they are.
+        placeable = match.hands[match.turn] & match.layout.playable
+        doubles = placeable & _DOUBLES
+        if doubles and placeable != doubles:
+            self._pending.append((match.turn, self.index, LOW[doubles.bit_length() - 1]))
 
     def after(self, match: Match, seat: Seat, move: Move, points: int) -> None:
         """Account for the action `seat` just made (`points` it scored) on `match`'s layout."""

@@ -11,6 +11,7 @@ import enum
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 from service.engine.dealing import check_seed, lot, shuffled_tiles
 from service.engine.errors import (
@@ -25,7 +26,7 @@ from service.engine.errors import (
     RoundInPlay,
     TileNotInHand,
 )
-from service.engine.layout import Layout, points_for
+from service.engine.layout import SLOT_VALUE, Layout, points_for
 from service.engine.moves import DRAW, PASS, Move, MoveKind
 from service.engine.rules import (
     HAND_SIZE,
@@ -36,7 +37,18 @@ from service.engine.rules import (
     team_count,
     team_of,
 )
-from service.engine.tiles import BIT, NAMES, SET_SIZE, TILES, Tile, pips_of, tiles_of
+from service.engine.tiles import (
+    BIT,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NAMES,
+    SET_SIZE,
+    TILES,
+    Tile,
+    pips_of,
+    tiles_of,
+)
 from service.engine.variants import AMERICAN, Variant, variant_named
 
 
@@ -57,6 +69,16 @@ class LeaderChoice(enum.Enum):
 class RoundEndKind(enum.Enum):
     DOMINO = "domino"
     BLOCKED = "blocked"
+
+
+# Enum members as module constants for the hot paths: in Python 3.11 reading one as a class
+# attribute (`Phase.PLAYING`) costs about 100 ns, more than the test it is read for.
+_AWAITING_DEAL: Final = Phase.AWAITING_DEAL
+_PLAYING: Final = Phase.PLAYING
+_OVER: Final = Phase.OVER
+_LEAD: Final = MoveKind.LEAD
+_PLACE: Final = MoveKind.PLACE
+_DRAW: Final = MoveKind.DRAW
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +232,7 @@ class Match:
         self.seed = secrets.randbits(63) if seed is None else check_seed(seed)
         self.teams = tuple(team_of(s, seats) for s in range(seats))
         self.scores = [0] * team_count(seats)
-        self.phase = Phase.AWAITING_DEAL
+        self.phase = _AWAITING_DEAL
         self.round_index = -1
         self.move_count = 0
         self.next_leader: Seat | None = None
@@ -251,7 +273,7 @@ class Match:
         by tile; a lead lists tiles in ascending order. With no placement the
         only action is `draw`, or `pass` once the boneyard is empty.
         """
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             return []
         return legal_moves_of(
             self.layout, self.hands[self.turn], self.drawn, len(self.boneyard) - self.bone_pos
@@ -259,8 +281,8 @@ class Match:
 
     def check(self, move: Move, seat: Seat | None = None) -> None:
         """Raise the specific `IllegalMove` that `apply` would raise; change nothing."""
-        if self.phase is not Phase.PLAYING:
-            if self.phase is Phase.OVER:
+        if self.phase is not _PLAYING:
+            if self.phase is _OVER:
                 raise MatchOver(f"the match is over: {self.result_text()}")
             raise NoRoundInPlay("the round is over: the next round must be dealt first")
         turn = self.turn
@@ -269,7 +291,7 @@ class Match:
         hand = self.hands[turn]
         kind = move.kind
         drawn = self.drawn
-        if kind <= MoveKind.PLACE:
+        if kind <= _PLACE:
             t = move.tile
             assert t is not None
             if not hand >> t & 1:
@@ -286,9 +308,9 @@ class Match:
                 f"seat {turn} drew {NAMES[drawn]}, which can be placed: it must be placed now"
             )
         if hand & self.layout.playable:
-            word = "draw" if kind is MoveKind.DRAW else "pass"
+            word = "draw" if kind is _DRAW else "pass"
             raise MustPlace(f"seat {turn} holds a tile that can be placed and may not {word}")
-        if kind is MoveKind.DRAW:
+        if kind is _DRAW:
             if self.bone_pos >= len(self.boneyard):
                 raise CannotDraw("the boneyard is empty: nothing to draw (pass instead)")
         elif self.bone_pos < len(self.boneyard):
@@ -310,26 +332,52 @@ class Match:
         An illegal action raises its specific `IllegalMove` and leaves the
         state exactly as it was.
         """
-        self.check(move, seat)
         s = self.turn
+        kind = move.kind
+        # The common lawful actions are recognised here, by every condition `check` would
+        # test for them (`Layout.check`'s too); anything else, lawful or not, goes through
+        # `check`, which raises the specific error (or finds it lawful: a lead, a Sniff).
+        if self.phase is not _PLAYING or (seat is not None and seat != s):
+            self.check(move, seat)
+        elif kind is _PLACE:
+            t = move.tile
+            assert t is not None
+            layout = self.layout
+            slot = move.slot
+            drawn = self.drawn
+            if not (
+                self.hands[s] >> t & 1
+                and (drawn < 0 or t == drawn)
+                and layout.covered[t] < 0
+                and layout.placements
+                and slot in layout.targets
+                and (LOW[t] == SLOT_VALUE[slot] or HIGH[t] == SLOT_VALUE[slot])
+                and move.orientation is None
+                and not (IS_DOUBLE[t] and layout.sniff < 0)
+            ):
+                self.check(move, seat)
+        elif kind is _LEAD or not (
+            self.drawn < 0
+            and not self.hands[s] & self.layout.playable
+            and (self.bone_pos < len(self.boneyard)) is (kind is _DRAW)
+        ):
+            self.check(move, seat)
         log = self.history[-1]
         log.actions.append(move)
         self.move_count += 1
-        kind = move.kind
-        if kind <= MoveKind.PLACE:
+        if kind <= _PLACE:
             t = move.tile
             assert t is not None
             self.hands[s] ^= BIT[t]
             self.drawn = -1
-            layout = self.layout
-            ends = layout.place(move)
+            ends = self.layout.place(move)
             points = points_for(ends)
             log.points.append(points)
             if points:
                 team = self.teams[s]
                 self.scores[team] += points
                 if self.scores[team] >= self.target:
-                    self.phase = Phase.OVER
+                    self.phase = _OVER
                     self.winner = s
                     log.scores = self.seat_scores()
                     return ActionResult(s, move, points, ends, winner=s, match_over=True)
@@ -340,7 +388,7 @@ class Match:
             self.turn = (s + 1) % self.seats
             return ActionResult(s, move, points, ends)
         log.points.append(None)
-        if kind is MoveKind.DRAW:
+        if kind is _DRAW:
             t = self.boneyard[self.bone_pos]
             self.bone_pos += 1
             self.draw_seats.append(s)
@@ -362,7 +410,7 @@ class Match:
         end = self._end_round(finisher)
         if self.round_limit is None or self.round_index + 1 < self.round_limit:
             return replace(result, round_end=end)
-        self.phase = Phase.OVER
+        self.phase = _OVER
         best = max(self.scores)
         leaders = [team for team, score in enumerate(self.scores) if score == best]
         # The side ahead wins; with two or more sides level on top the match is drawn.
@@ -371,7 +419,7 @@ class Match:
 
     def result_text(self) -> str:
         """How the match ended, in words: who won, or a draw at the round limit."""
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             return "the match is in play"
         if self.winner is None:
             return f"drawn at the round limit of {self.round_limit}"
@@ -393,7 +441,7 @@ class Match:
         log.end = end
         log.scores = end.scores
         self.next_leader = finisher
-        self.phase = Phase.AWAITING_DEAL
+        self.phase = _AWAITING_DEAL
         self.turn = -1
         return end
 
@@ -403,9 +451,9 @@ class Match:
         The leader is the last round's finisher, else drawn by lot; an explicit
         deal after a domino must name that finisher.
         """
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             raise MatchOver(f"the match is over: {self.result_text()}")
-        if self.phase is Phase.PLAYING:
+        if self.phase is _PLAYING:
             raise RoundInPlay("a round is in play: it must end before the next deal")
         if deal is None:
             deal, choice = self.seeded_deal(self.round_index + 1)
@@ -427,7 +475,7 @@ class Match:
         self.leader = self.turn = deal.leader
         self.drawn = -1
         self.round_index += 1
-        self.phase = Phase.PLAYING
+        self.phase = _PLAYING
         self.history.append(RoundLog(deal, choice))
         return deal
 

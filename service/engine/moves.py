@@ -63,9 +63,17 @@ class Move:
     """The Sniff's orientation, named only where the variant lets the player choose (§10.4)."""
     text: str = field(default="", init=False, compare=False, repr=False)
     """The RECORD.md notation, computed once (moves are interned)."""
+    slot: int = field(default=-1, init=False, compare=False, repr=False)
+    """The place this move joins, as `board_tile * 8 + side` (-1 for non-placements)."""
+    is_placement: bool = field(default=False, init=False, compare=False, repr=False)
+    """A lead or a placement (not a draw or a pass)."""
 
     def __post_init__(self) -> None:
+        # Computed once here (moves are interned): the hot paths read plain attributes.
         object.__setattr__(self, "text", self._notation())
+        if self.board_tile is not None and self.side is not None:
+            object.__setattr__(self, "slot", self.board_tile * SIDE_COUNT + self.side)
+        object.__setattr__(self, "is_placement", self.kind <= MoveKind.PLACE)
 
     @staticmethod
     def lead(tile: int) -> Move:
@@ -86,17 +94,6 @@ class Move:
     @staticmethod
     def pass_() -> Move:
         return PASS
-
-    @property
-    def slot(self) -> int:
-        """The place this move joins, as `board_tile * 8 + side` (-1 for non-placements)."""
-        if self.board_tile is None or self.side is None:
-            return -1
-        return self.board_tile * SIDE_COUNT + self.side
-
-    @property
-    def is_placement(self) -> bool:
-        return self.kind <= MoveKind.PLACE
 
     def __str__(self) -> str:
         return self.text
@@ -191,6 +188,10 @@ _ORIENTATIONS: Final = {str(o): o for o in Orientation}
 _BY_TEXT: Final[dict[str, Move]] = {
     str(m): m for m in (*_LEADS, *(p for p in _PLACES if p is not None), DRAW, PASS)
 }
+
+MOVES_BY_TEXT: Final[dict[str, Move]] = _BY_TEXT
+"""Every move without an orientation by its canonical text: what `Move.parse` reads without
+parsing (a move naming an orientation is parsed)."""
 
 
 def place_move(tile: int, slot: int) -> Move:

@@ -14,9 +14,9 @@ from typing import Any, Final
 
 from service.engine.errors import NotationError, SniffError, UnknownVariant
 from service.engine.match import Deal, Match, Phase, RoundLog
-from service.engine.moves import Move
+from service.engine.moves import MOVES_BY_TEXT, Move
 from service.engine.rules import RULES_VERSION, SEAT_COUNTS, TARGET
-from service.engine.tiles import NAMES, Tile
+from service.engine.tiles import NAMES, TILES_BY_NAME, Tile
 from service.engine.variants import AMERICAN, Variant, variant_named
 
 FORMAT = RULES_VERSION
@@ -145,15 +145,27 @@ def _is_int(v: object) -> bool:
 def _tiles(value: object, what: str, round_index: int) -> tuple[Tile, ...]:
     if not isinstance(value, list):
         raise MalformedRecord(f"{what} must be a list of tiles", round_index)
+    if set(map(type, value)) <= _STR:  # names as written (`a-b`, `b-a`): the common case
+        try:
+            return tuple([TILES_BY_NAME[v] for v in value])
+        except KeyError:
+            pass  # another spelling, or not a tile: parsed one by one
     try:
         return tuple(Tile.parse(v) for v in value)
     except NotationError as e:
         raise MalformedRecord(f"{what}: {e}", round_index) from None
 
 
+_STR: Final = frozenset({str})
+_INTS: Final = frozenset({int})
+_INTS_OR_NULLS: Final = frozenset({int, type(None)})
+
+
 def _int_list(
     value: object, what: str, round_index: int | None, nulls: bool = False
 ) -> tuple[Any, ...]:
+    if isinstance(value, list) and set(map(type, value)) <= (_INTS_OR_NULLS if nulls else _INTS):
+        return tuple(value)  # plain ints (and nulls): the common case, checked in one pass
     if not isinstance(value, list) or not all(_is_int(v) or (nulls and v is None) for v in value):
         kind = "integers or nulls" if nulls else "integers"
         raise MalformedRecord(f"{what} must be a list of {kind}", round_index)
@@ -182,10 +194,14 @@ def _round(obj: object, index: int, seats: int) -> RecordRound:
         raise MalformedRecord("'actions' must be a list of moves", index)
     moves = []
     for k, text in enumerate(actions):
-        try:
-            moves.append(Move.parse(text))
-        except NotationError as e:
-            raise MalformedRecord(str(e), index, k, kind="unparsable_action") from None
+        # canonical text, the common case, by the table `Move.parse` reads it from
+        move = MOVES_BY_TEXT.get(text) if type(text) is str else None
+        if move is None:
+            try:
+                move = Move.parse(text)
+            except NotationError as e:
+                raise MalformedRecord(str(e), index, k, kind="unparsable_action") from None
+        moves.append(move)
     claims_obj = obj.get("claims", {})
     if not isinstance(claims_obj, Mapping):
         raise MalformedRecord("'claims' must be a JSON object", index)

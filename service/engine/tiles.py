@@ -92,6 +92,8 @@ _BY_NAME: Final[dict[str, Tile]] = {
     **{f"{b}-{a}": TILES[i] for i, (a, b) in enumerate(_pairs)},
     **{name: TILES[i] for i, name in enumerate(NAMES)},
 }
+TILES_BY_NAME: Final[dict[str, Tile]] = _BY_NAME
+"""Each tile by the names `Tile.parse` reads without a pattern: `a-b` and `b-a`."""
 BIT: Final[tuple[int, ...]] = tuple(1 << i for i in range(SET_SIZE))
 FULL_SET: Final = (1 << SET_SIZE) - 1
 
