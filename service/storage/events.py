@@ -588,9 +588,12 @@ def rows_to_arrow(rows: Sequence[EventRow]) -> pa.Table:
 def columns_to_arrow(columns: Sequence[Sequence[Any]]) -> pa.Table:
     """Columns of rows, in `COLUMNS` order, as one Arrow table: `rows_to_arrow`'s table, for a
     writer that keeps columns (no rows to transpose)."""
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+    schema = arrow_schema()
     return pa.Table.from_arrays(
-        [pa.array(col, type=f.type) for col, f in zip(columns, ARROW_SCHEMA, strict=True)],
-        schema=ARROW_SCHEMA,
+        [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)],
+        schema=schema,
     )
 
 
