@@ -22,7 +22,7 @@ import gc
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from hashlib import sha256
 from typing import Any
 
@@ -45,7 +45,14 @@ from service.storage.events import (
     rows_to_arrow,
     to_rows,
 )
-from service.storage.facts import merged_facts
+from service.storage.facts import (
+    Facts,
+    FactsTables,
+    facts_of,
+    facts_tables,
+    merged_facts,
+    new_rows,
+)
 
 ID_DOMAIN = b"sniff/import/v1\x00"
 LINES_PER_CHUNK = 64
@@ -324,12 +331,15 @@ class _Recorders:
         self.players = record.players
         return self.made
 
-    def facts(self) -> FactsRows:
-        """The facts rows of the match the audit played (stored with its events)."""
+    def facts(self, out: FactsRows | None = None) -> FactsRows:
+        """The facts rows of the match the audit played (stored with its events), appended
+        to `out` when given."""
         assert self.made is not None
         made = self.made
         rounds = made.rounds() if isinstance(made, ImportRecorder) else None
-        return facts_rows(made.match, made.match_id, self.players, "imported", rounds=rounds)
+        return facts_rows(
+            made.match, made.match_id, self.players, "imported", out=out, rounds=rounds
+        )
 
 
 def record_rows(record_obj: object) -> list[EventRow]:
@@ -352,8 +362,6 @@ class Prepared:
     match_id: str | None = None
     events: int = 0
     """How many events the record makes (0 for a bad one)."""
-    facts: FactsRows | None = None
-    """The facts rows of a good record's match (`service.storage.facts`)."""
     status: str = "bad"
     """`bad`, `new` (to import), `imported`, `present` (the log holds it), `repeat` (earlier
     in the file)."""
@@ -386,6 +394,9 @@ class _Done:
     prepared: list[Prepared]
     table: pa.Table
     """The events of the chunk's good records, in order (a record's are `events` rows)."""
+    facts: FactsTables
+    """The facts rows of the chunk's good records' matches, once per match, in order (Arrow
+    tables: column lists cost the loading process more to unpickle than the load)."""
     size: int
 
 
@@ -406,6 +417,8 @@ def _prepare_chunk(chunk: list[tuple[int, bytes]]) -> _Done:
 def _prepare(chunk: list[tuple[int, bytes]]) -> _Done:
     out = []
     columns: list[list[Any]] = [[] for _ in COLUMNS]
+    facts = new_rows()
+    with_facts: set[str] = set()
     for number, raw in chunk:
         recorders = _Recorders()
         audited = audit_line_parsed(number, raw, witness=recorders)
@@ -426,11 +439,13 @@ def _prepare(chunk: list[tuple[int, bytes]]) -> _Done:
                 for column, values in zip(columns, zip(*events, strict=True), strict=True):
                     column += values
             prepared.match_id = made.match_id
-            prepared.facts = recorders.facts()
+            if made.match_id not in with_facts:  # a repeat in the chunk: its facts once
+                with_facts.add(made.match_id)
+                recorders.facts(out=facts)
             prepared.status = "new"
         out.append(prepared)
     table = columns_to_arrow(columns)
-    return _Done(out, table, sum(len(raw) for _, raw in chunk))
+    return _Done(out, table, facts_tables(facts), sum(len(raw) for _, raw in chunk))
 
 
 @dataclass(slots=True)
@@ -439,11 +454,12 @@ class Batch:
 
     prepared: list[Prepared]
     tables: list[pa.Table]
+    facts_parts: list[Facts] = field(default_factory=list)
 
-    def facts(self) -> FactsRows:
+    def facts(self) -> Facts:
         """The facts rows of every match to import, once per match, to write in the
         transaction of its events (`EventLog.import_matches(..., facts=...)`)."""
-        return merged_facts(p.facts for p in self.prepared if p.facts is not None)
+        return merged_facts(self.facts_parts)
 
     @property
     def bad(self) -> list[Prepared]:
@@ -462,7 +478,7 @@ def prepare(
     source: str,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
-    load: Callable[[pa.Table, FactsRows], None] | None = None,
+    load: Callable[[pa.Table, Facts], None] | None = None,
     skip_bad: bool = False,
 ) -> Batch:
     """Every record of the file audited, and the good ones turned into events, in order.
@@ -483,10 +499,11 @@ def prepare(
     out = Batch([], [])
     clean = True
     waiting: list[pa.Table] = []
-    waiting_facts: list[FactsRows] = []
+    waiting_facts: list[Facts] = []
     for done in ordered_map(_prepare_chunk, chunks, workers, preload=(__name__,)):
         start = 0
         spans: list[tuple[int, int]] = []
+        kept: list[str] = []
         for item in done.prepared:
             span = (start, item.events)
             start += item.events
@@ -497,22 +514,24 @@ def prepare(
                 clean = False
             elif item.match_id in seen:
                 item.status = "repeat"
-                item.facts = None
             elif item.match_id is not None:
                 seen.add(item.match_id)
                 spans.append(span)
-                if load is not None and item.facts is not None:
-                    waiting_facts.append(item.facts)
-                    item.facts = None  # the load takes them; the batch keeps no copy
+                kept.append(item.match_id)
             out.prepared.append(item)
         if sum(length for _, length in spans) == done.table.num_rows:
             tables = [done.table]  # every event of the chunk is to import: no slicing
         else:
             tables = [done.table.slice(*span) for span in spans]
+        facts: Facts = done.facts
+        if len(kept) != done.facts.matches.num_rows:  # the chunk has repeats or bad records
+            facts = facts_of(done.facts, set(kept))
         if load is None:
             out.tables += tables
+            out.facts_parts.append(facts)
         elif clean or skip_bad:
             waiting += tables
+            waiting_facts.append(facts)
             if sum(t.num_rows for t in waiting) >= LOAD_EVENTS:
                 load(pa.concat_tables(waiting), merged_facts(waiting_facts))
                 waiting, waiting_facts = [], []

@@ -20,19 +20,23 @@ from __future__ import annotations
 import copy
 import json
 import random
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pytest
 
 from analysis import importer
 from analysis.audit import audit_line, audit_parsed
+from analysis.importer import prepare
 from analysis.match_events import EventRecorder
 from service.engine import GreedyBot, Match, MatchRecord, RandomBot, play_match, to_record
-from service.engine.facts import facts_rows
+from service.engine.facts import FactsRows, facts_rows
+from service.storage import EventLog
 from service.storage.chain import GENESIS, MatchSecrets, link, row_content
 from service.storage.events import COLUMNS, HASH, rows_to_arrow
-from service.storage.facts import merged_facts
+from service.storage.facts import TABLES, FactsTables, merged_facts
 
 FIXED = MatchSecrets(None, bytes(range(32)), bytes(range(32, 64)))
 VARIANTS = ("american", "stubby", "berndt", "british")
@@ -161,13 +165,22 @@ def test_a_worker_s_events_facts_and_verdicts_equal_the_plain_ways(
         plain_facts.append(
             facts_rows(recorder.match, recorder.match_id, record.players, "imported")
         )
-        assert p.facts == plain_facts[-1]
     slow_table = rows_to_arrow(rows)
     assert fast_table.schema.names == list(COLUMNS)
     assert fast_table.num_rows == len(rows) > 15_000
     assert fast_table.equals(slow_table)
     assert fast_table.to_pylist() == slow_table.to_pylist()
-    assert merged_facts(p.facts for p in good if p.facts is not None) == merged_facts(plain_facts)
+    fast_facts = merged_facts(d.facts for d in done)
+    assert isinstance(fast_facts, FactsTables)
+    slow_facts = merged_facts(plain_facts)
+    assert isinstance(slow_facts, FactsRows)
+    for fast_part, slow_part in zip(
+        (fast_facts.matches, fast_facts.rounds, fast_facts.decisions),
+        (slow_facts.matches, slow_facts.rounds, slow_facts.decisions),
+        strict=True,
+    ):
+        assert fast_part.to_pydict() == slow_part
+    assert fast_facts.matches.num_rows == len(good)
 
     # and the chain holds: each hash is the link of its row's canonical content
     previous = GENESIS
@@ -191,3 +204,34 @@ def test_every_kind_of_event_and_ending_is_among_them(lines: list[bytes]) -> Non
     assert {"domino", "blocked"} <= ends
     assert any(r.get("round_limit") for r in records)
     assert any(r["claims"].get("winner", 0) is None for r in records)  # a draw
+
+
+def stored_facts(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {
+            table: con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall() for table in TABLES
+        }
+
+
+def test_the_facts_the_workers_hand_over_are_the_facts_the_log_replays(
+    lines: list[bytes], tmp_path: Path
+) -> None:
+    """Imported with the workers' facts (Arrow tables, from two processes) or without them
+    (the log replays every match, `fill_missing_facts`), the facts tables hold the same rows;
+    a record given twice, a repeat or a bad copy, changes nothing of them."""
+    without_id = [line for line in lines if b'"id"' not in line][:2]
+    # the same records again: without an id a repeat, with one a reused id (bad)
+    repeated = [*lines, *without_id, lines[0], b'{"format": "sniff/9"}']
+    batch = prepare(repeated, source="x", workers=2, skip_bad=True)
+    assert [p.status for p in batch.prepared[-4:]] == ["repeat", "repeat", "bad", "bad"]
+    table = batch.table()
+    given = batch.facts()
+    assert isinstance(given, FactsTables)
+    with EventLog(tmp_path / "given.duckdb") as log:
+        log.import_matches(table, verify=False, facts=given)
+    with EventLog(tmp_path / "replayed.duckdb") as log:
+        log.import_matches(table, verify=False)
+    facts = stored_facts(tmp_path / "given.duckdb")
+    assert len(facts["match_facts"]) == sum(1 for p in batch.prepared if p.status == "new")
+    assert facts["sniff_decisions"]
+    assert facts == stored_facts(tmp_path / "replayed.duckdb")

@@ -19,10 +19,12 @@ import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
 
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from service.engine import Deal, Match, Move, SniffError, Tile
 from service.engine.facts import (
@@ -58,15 +60,72 @@ def new_rows() -> FactsRows:
     )
 
 
-def insert_facts(con: duckdb.DuckDBPyConnection, rows: FactsRows) -> None:
-    """Insert facts rows (from `facts_rows`) into the three tables, in the caller's
-    transaction: a bulk writer calls it (or `EventLog.import_matches(..., facts=rows)`)
-    in the transaction of the matches' events."""
-    for table, columns in zip(TABLES, (rows.matches, rows.rounds, rows.decisions), strict=True):
-        if not next(iter(columns.values())):
-            continue
+_INT: Final = pa.int64()
+_INTS: Final = pa.list_(pa.int64())
+_TEXT: Final = pa.string()
+_TYPES: Final[dict[str, pa.DataType]] = {
+    **dict.fromkeys(
+        ("match_id", "source", "run", "variant", "orientation", "ending", "outcome"), _TEXT
+    ),
+    "players": pa.list_(pa.string()),
+    **dict.fromkeys(("finished", "complete", "sniff", "mover_is_leader"), pa.bool_()),
+    "value": pa.float64(),
+    **dict.fromkeys(
+        ("scores", "net", "points", "deductions", "placements", "scoring_placements"), _INTS
+    ),
+}
+FACTS_SCHEMAS: Final = tuple(
+    pa.schema([pa.field(name, _TYPES.get(name, _INT)) for name in columns])
+    for columns in (MATCH_COLUMNS, ROUND_COLUMNS, DECISION_COLUMNS)
+)
+"""The Arrow schemas of `FactsTables`, table by table (`TABLES`' order): ints as int64 and
+values as doubles, which the facts tables' columns take as they are (INSERT casts them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FactsTables:
+    """Facts rows as three Arrow tables (`FACTS_SCHEMAS`): a worker's, which cost far less to
+    hand to another process than column lists do (`sniff import`)."""
+
+    matches: pa.Table
+    rounds: pa.Table
+    decisions: pa.Table
+
+
+Facts: TypeAlias = FactsRows | FactsTables
+"""Facts rows as column lists (`facts_rows`) or as Arrow tables: every function here takes
+either."""
+
+
+def facts_tables(rows: FactsRows) -> FactsTables:
+    """Facts rows as Arrow tables in `FACTS_SCHEMAS`."""
+    return FactsTables(
+        *(
+            pa.Table.from_pydict(columns, schema=schema)
+            for columns, schema in zip(_parts(rows), FACTS_SCHEMAS, strict=True)
+        )
+    )
+
+
+def _parts(rows: Facts) -> tuple[Any, Any, Any]:
+    return (rows.matches, rows.rounds, rows.decisions)
+
+
+def insert_facts(con: duckdb.DuckDBPyConnection, rows: Facts) -> None:
+    """Insert facts rows (from `facts_rows`, or as `FactsTables`) into the three tables, in
+    the caller's transaction: a bulk writer calls it (or `EventLog.import_matches(...,
+    facts=rows)`) in the transaction of the matches' events."""
+    for table, part in zip(TABLES, _parts(rows), strict=True):
+        if isinstance(part, pa.Table):
+            if not part.num_rows:
+                continue
+            arrow = part
+        else:
+            if not next(iter(part.values())):
+                continue
+            arrow = pa.table(part)
         name = f"_pending_{table}"
-        con.register(name, pa.table(columns))
+        con.register(name, arrow)
         try:
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}").fetchall()
         finally:
@@ -74,24 +133,50 @@ def insert_facts(con: duckdb.DuckDBPyConnection, rows: FactsRows) -> None:
                 con.unregister(name)
 
 
-def merged_facts(parts: Iterable[FactsRows]) -> FactsRows:
-    """One batch of the facts rows of many matches."""
+def merged_facts(parts: Iterable[Facts]) -> Facts:
+    """One batch of the facts rows of many matches: column lists if every part is, else
+    Arrow tables."""
+    parts = list(parts)
+    if any(isinstance(part, FactsTables) for part in parts):
+        tables = [part if isinstance(part, FactsTables) else facts_tables(part) for part in parts]
+        return FactsTables(
+            *(pa.concat_tables([_parts(t)[i] for t in tables]) for i in range(len(FACTS_SCHEMAS)))
+        )
     out = new_rows()
     for part in parts:
-        for into, columns in zip(
-            (out.matches, out.rounds, out.decisions),
-            (part.matches, part.rounds, part.decisions),
-            strict=True,
-        ):
+        assert isinstance(part, FactsRows)
+        for into, columns in zip(_parts(out), _parts(part), strict=True):
             for name, values in columns.items():
                 into[name].extend(values)
     return out
 
 
-def facts_of(rows: FactsRows, match_ids: set[str]) -> FactsRows:
-    """The rows of `rows` that belong to the matches `match_ids`."""
+def match_ids_of(rows: Facts) -> list[str]:
+    """The matches of facts rows, in order (their match_facts rows)."""
+    if isinstance(rows, FactsTables):
+        return [str(m) for m in rows.matches.column("match_id").to_pylist()]
+    return list(rows.matches["match_id"])
+
+
+def _match_ids(part: Any) -> Iterable[str]:
+    """The match ids of one table's rows (column lists, or an Arrow table: each id once)."""
+    if isinstance(part, pa.Table):
+        return [str(m) for m in pc.unique(part.column("match_id")).to_pylist()]
+    return part["match_id"]  # type: ignore[no-any-return]
+
+
+def facts_of(rows: Facts, match_ids: set[str]) -> Facts:
+    """The rows of `rows` that belong to the matches `match_ids` (`rows` itself when every
+    row does)."""
+    if all(match_ids.issuperset(_match_ids(part)) for part in _parts(rows)):
+        return rows
+    if isinstance(rows, FactsTables):
+        wanted = pa.array(sorted(match_ids), pa.string())
+        return FactsTables(
+            *(t.filter(pc.is_in(t.column("match_id"), value_set=wanted)) for t in _parts(rows))
+        )
     tables = []
-    for columns in (rows.matches, rows.rounds, rows.decisions):
+    for columns in _parts(rows):
         keep = [i for i, m in enumerate(columns["match_id"]) if m in match_ids]
         tables.append({name: [values[i] for i in keep] for name, values in columns.items()})
     return FactsRows(*tables)

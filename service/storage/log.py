@@ -67,8 +67,6 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
-from service.engine.facts import FactsRows
-
 from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
 from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
@@ -85,7 +83,7 @@ from .events import (
     settings_to_arrow,
     to_rows,
 )
-from .facts import facts_of, fill_missing_facts, insert_facts
+from .facts import Facts, facts_of, fill_missing_facts, insert_facts, match_ids_of
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
 from .journal import Journal, fsync_dir, journal_path, read_journal
@@ -168,7 +166,7 @@ class ImportLoad:
         self.events = 0
         self.discarded = False
 
-    def add(self, table: pa.Table, facts: FactsRows | None = None) -> None:
+    def add(self, table: pa.Table, facts: Facts | None = None) -> None:
         """Insert a part's events (whole matches) and what they make of the typed tables
         and the facts tables (`facts`' rows, or replayed), leaving out the matches the log
         already holds."""
@@ -573,7 +571,7 @@ class EventLog(ReadAccess):
     # -- importing whole matches -------------------------------------------------
 
     def import_matches(
-        self, table: pa.Table, *, verify: bool = True, facts: FactsRows | None = None
+        self, table: pa.Table, *, verify: bool = True, facts: Facts | None = None
     ) -> Imported:
         """Add whole finished matches in one transaction: all of them, or nothing.
 
@@ -785,7 +783,7 @@ def _explicit_deals(table: pa.Table) -> list[str]:
 
 
 def _insert_table(
-    cursor: duckdb.DuckDBPyConnection, table: pa.Table, facts: FactsRows | None = None
+    cursor: duckdb.DuckDBPyConnection, table: pa.Table, facts: Facts | None = None
 ) -> None:
     """In the caller's transaction: the events of `table` (logged_at set) and what they
     make of the typed tables. The typed rows come from the few events that make them; the
@@ -807,7 +805,7 @@ def _insert_table(
     if facts is not None:
         facts = facts_of(facts, {r[0] for r in results})
         insert_facts(cursor, facts)
-        given = set(facts.matches["match_id"])
+        given = set(match_ids_of(facts))
     lacking = [r[0] for r in results if r[0] not in given]
     if lacking:
         fill_missing_facts(cursor, lacking)
