@@ -99,18 +99,10 @@ class ImportRecorder(EventRecorder):
     """
 
     def __init__(self, match_id: str, seats: int, **kwargs: Any) -> None:
-        # The columns of the rows that vary (match_id, seq and logged_at do not: see
-        # `columns`), in `COLUMNS` order.
-        self._kind: list[str] = []
-        self._round: list[int | None] = []
-        self._action: list[int | None] = []
-        self._seat: list[int | None] = []
-        self._move: list[str | None] = []
-        self._drawn: list[str | None] = []
-        self._points: list[int | None] = []
-        self._ends: list[int | None] = []
-        self._detail: list[str | None] = []
-        self._hash: list[bytes] = []
+        # The rows' values that vary (match_id, seq and logged_at do not: see `columns`), in
+        # `COLUMNS` order, hash last: one tuple an event (one append, where a list a column
+        # cost ten), turned into columns at the end.
+        self._rows: list[tuple[Any, ...]] = []
         self._head = GENESIS
         self._seq = 0
         self._id_text = _encode_string(match_id)
@@ -127,8 +119,7 @@ class ImportRecorder(EventRecorder):
             # record's own (players, its id) are in match_created: that one is checked.
             content = canonical(*row[:DETAIL], event.detail, checked=event.kind == "match_created")
             head = sha256(_CHAIN_PREFIX + head + secret + content).digest()
-            self._push(row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10])
-            self._hash.append(head)
+            self._rows.append((*row[2:DETAIL], row[DETAIL], head))
         self._head = head
         self._seq += len(events)
 
@@ -138,28 +129,17 @@ class ImportRecorder(EventRecorder):
         round_index: int | None,
         action_index: int | None,
         seat: int | None,
-        move: str | None,
-        drawn: str | None,
-        points: int | None,
-        ends_sum: int | None,
-        detail: str | None,
+        detail: str,
+        content: str,
     ) -> None:
-        self._kind.append(kind)
-        self._round.append(round_index)
-        self._action.append(action_index)
-        self._seat.append(seat)
-        self._move.append(move)
-        self._drawn.append(drawn)
-        self._points.append(points)
-        self._ends.append(ends_sum)
-        self._detail.append(detail)
-
-    def _chain(self, content: str) -> None:
-        """Link the event whose canonical encoding is `content` (the next seq)."""
+        """Add an event with no move (a deal, a round end) and link it: `content` is its
+        canonical encoding (the next seq)."""
         head = self._head = sha256(
             _CHAIN_PREFIX + self._head + self._key + content.encode()
         ).digest()
-        self._hash.append(head)
+        self._rows.append(
+            (kind, round_index, action_index, seat, None, None, None, None, detail, head)
+        )
         self._seq += 1
 
     def __len__(self) -> int:
@@ -170,21 +150,9 @@ class ImportRecorder(EventRecorder):
         """The events as the columns of `events_all` rows, in `COLUMNS` order (chained,
         logged_at left to the log)."""
         n = self._seq
-        return [
-            [self.match_id] * n,
-            range(n),
-            self._kind,
-            self._round,
-            self._action,
-            self._seat,
-            self._move,
-            self._drawn,
-            self._points,
-            self._ends,
-            self._detail,
-            self._hash,
-            [None] * n,
-        ]
+        if not n:
+            return [[] for _ in COLUMNS]
+        return [[self.match_id] * n, range(n), *zip(*self._rows, strict=True), [None] * n]
 
     def rows(self) -> list[EventRow]:
         return list(zip(*self.columns(), strict=True))
@@ -207,14 +175,8 @@ class ImportRecorder(EventRecorder):
             match.round_index,
             None,
             deal.leader,
-            None,
-            None,
-            None,
-            None,
             f'{{"hands":{hands},"boneyard":{boneyard},"leader":{leader},'
             f'"leader_choice":{choice},"dealt_by":{dealt_by}}}',
-        )
-        self._chain(
             f'{{"action_index":null,"detail":{{"boneyard":{boneyard},"dealt_by":{dealt_by},'
             f'"hands":{hands},"leader":{leader},"leader_choice":{choice}}},"drawn":null,'
             f'"ends_sum":null,"kind":"round_dealt","match_id":{self._id_text},"move":null,'
@@ -248,17 +210,21 @@ class ImportRecorder(EventRecorder):
             f'"seat":{seat},"seq":{self._seq}}}'
         ).encode()
         head = self._head = sha256(_CHAIN_PREFIX + self._head + self._key + content).digest()
-        self._hash.append(head)
         self._seq += 1
-        self._kind.append("action")
-        self._round.append(round_index)
-        self._action.append(action_index)
-        self._seat.append(seat)
-        self._move.append(text)
-        self._drawn.append(None if drawn is None else NAMES[drawn])
-        self._points.append(points)
-        self._ends.append(ends_sum)
-        self._detail.append(None)
+        self._rows.append(
+            (
+                "action",
+                round_index,
+                action_index,
+                seat,
+                text,
+                None if drawn is None else NAMES[drawn],
+                points,
+                ends_sum,
+                None,
+                head,
+            )
+        )
         end = result.round_end
         if end is not None:
             self._round_ended(end, round_index)
@@ -281,14 +247,8 @@ class ImportRecorder(EventRecorder):
             round_index,
             None,
             end.finisher,
-            None,
-            None,
-            None,
-            None,
             f'{{"end":{kind},"finisher":{finisher},"pips":{pips},"deductions":{deductions},'
             f'"scores":{scores},"hands":{hands}}}',
-        )
-        self._chain(
             f'{{"action_index":null,"detail":{{"deductions":{deductions},"end":{kind},'
             f'"finisher":{finisher},"hands":{hands},"pips":{pips},"scores":{scores}}},'
             f'"drawn":null,"ends_sum":null,"kind":"round_ended","match_id":{self._id_text},'
