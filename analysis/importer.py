@@ -180,7 +180,7 @@ class ImportRecorder(EventRecorder):
             f'{{"action_index":null,"detail":{{"boneyard":{boneyard},"dealt_by":{dealt_by},'
             f'"hands":{hands},"leader":{leader},"leader_choice":{choice}}},"drawn":null,'
             f'"ends_sum":null,"kind":"round_dealt","match_id":{self._id_text},"move":null,'
-            f'"points":null,"round":{match.round_index},"seat":{leader},"seq":{self._seq}}}'
+            f'"points":null,"round":{match.round_index},"seat":{leader},"seq":{self._seq}}}',
         )
         self._recorder = RoundRecorder(match)
         self._rounds.append(self._recorder)
@@ -253,7 +253,7 @@ class ImportRecorder(EventRecorder):
             f'"finisher":{finisher},"hands":{hands},"pips":{pips},"scores":{scores}}},'
             f'"drawn":null,"ends_sum":null,"kind":"round_ended","match_id":{self._id_text},'
             f'"move":null,"points":null,"round":{round_index},"seat":{finisher},'
-            f'"seq":{self._seq}}}'
+            f'"seq":{self._seq}}}',
         )
 
 
