@@ -101,10 +101,12 @@ class EventRecorder:
             move = Move.parse(move)
         round_index = match.round_index
         action_index = len(match.history[-1].actions)
+        self.before()
         self.applied(match.apply(move), round_index, action_index)
 
     def before(self) -> None:
-        """Told ahead of each action a caller applies itself; a plain recorder needs nothing."""
+        """Told ahead of each action (`apply`'s, or one a caller applies itself); a plain
+        recorder needs nothing."""
 
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
         """Log an action the match has just applied (for a caller that applies it itself,

@@ -39,11 +39,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.match_events import EventRecorder, play_bots
+from analysis.column_events import ColumnRecorder
+from analysis.match_events import play_bots
 from analysis.simulate import seat_bots
-from service.engine import Move, Phase
-from service.engine.facts import FactsRows, RoundFacts, RoundRecorder, facts_rows
-from service.storage.events import rows_to_arrow
+from service.engine.facts import FactsRows, facts_rows
+from service.storage.events import COLUMNS, columns_to_arrow
 from service.storage.facts import new_rows
 
 RUN_FILE = "run.json"
@@ -185,16 +185,19 @@ def clean_temporaries(run_dir: Path) -> None:
 def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]:
     """The events of a chunk's matches, chained, in order; and their facts rows.
 
-    A `RoundRecorder` follows each round as it is played, so the facts need no
-    replay, here or in the one process that loads the chunks (which would
-    otherwise replay every match to make them, and cap the run's speed).
+    Each match's events are kept as columns (`ColumnRecorder`, the import's bulk path:
+    a `LogEvent` an event cost twice the play), and a `RoundRecorder` follows each round
+    as it is played, so the facts need no replay, here or in the one process that loads
+    the chunks (which would otherwise replay every match to make them, and cap the run's
+    speed).
     """
     players = seat_bots(settings.seats, settings.bots)
-    rows = []
+    columns: list[list[Any]] = [[] for _ in COLUMNS]
     facts = new_rows()
     for i in settings.chunk_range(chunk):
         recorder = _played(settings, i, players)
-        rows += recorder.rows()
+        for column, values in zip(columns, recorder.columns(), strict=True):
+            column += values
         facts_rows(
             recorder.match,
             recorder.match_id,
@@ -202,51 +205,21 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
             "simulated",
             settings.run,
             out=facts,
-            rounds=recorder.rounds,
+            rounds=recorder.rounds(),
         )
-    return rows_to_arrow(rows), facts
+    return columns_to_arrow(columns), facts
 
 
-class _FollowedMatch(EventRecorder):
-    """A recorder whose rounds a `RoundRecorder` follows, for the facts."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.rounds: list[RoundFacts] = []
-        self._round: RoundRecorder | None = None
-        super().__init__(*args, **kwargs)
-
-    def dealt(self, *, explicit: bool) -> None:
-        super().dealt(explicit=explicit)
-        self._round = RoundRecorder(self.match)
-
-    def apply(self, move: Move | str) -> None:
-        match = self.match
-        if isinstance(move, str):
-            move = Move.parse(move)
-        follower = self._round
-        assert follower is not None
-        follower.before(match)
-        seat = match.turn
-        round_index = match.round_index
-        action_index = len(match.history[-1].actions)
-        result = match.apply(move)
-        follower.after(match, seat, move, result.points)
-        self.applied(result, round_index, action_index)
-        if match.phase is not Phase.PLAYING:  # the round stopped (ended, or the match won)
-            self.rounds.append(follower.facts(match.history[-1]))
-            self._round = None
-
-
-def _played(settings: RunSettings, i: int, players: list[str]) -> _FollowedMatch:
+def _played(settings: RunSettings, i: int, players: list[str]) -> ColumnRecorder:
     """Match i of the run, played by its bots (as `analysis.match_events.bot_match` plays)."""
-    recorder = _FollowedMatch(
+    recorder = ColumnRecorder(
         settings.match_id(i),
         settings.seats,
         seed=settings.seed + i,
         target=settings.target,
         variant=settings.variant,
         round_limit=settings.round_limit,
-        sealed=False,
+        first_deal=False,  # play_bots deals every round
         source="simulated",
         run_id=settings.run,
         players=players,
