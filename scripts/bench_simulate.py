@@ -56,6 +56,64 @@ def engine_rate(matches: int, seed: int) -> float:
     return matches / (time.process_time() - start)
 
 
+def recording_share(matches: int, seed: int) -> tuple[float, float]:
+    """What recording costs against the play, measured on the same matches: (the events
+    chained and their facts followed, `ColumnRecorder` as a worker records them; the
+    SHA-256 chain alone, the encodings given), each as a share of the engine's play.
+
+    Both replay the matches' actions with no bot (so the bots' time is not counted
+    twice) and subtract a bare engine replay of the same actions. One worker can reach
+    at most 1 / (1 + share) of the engine: the first is the ceiling of this recorder,
+    the second of any recorder that chains every event (docs/chain.md).
+    """
+    from hashlib import sha256
+
+    from analysis.column_events import ColumnRecorder
+    from service.engine import Match, Phase
+    from service.storage.chain import CHAIN_DOMAIN, row_content
+
+    played = [bot_match(2, seed + i, BOTS) for i in range(matches)]
+    scripts = [[log.actions for log in m.history] for m in played]
+
+    def replay(recorded: bool) -> float:
+        start = time.process_time()
+        for i, rounds in enumerate(scripts):
+            if recorded:
+                rec = ColumnRecorder(f"b-{i}", 2, seed=seed + i, first_deal=False)
+                deal, apply, match = rec.deal, rec.apply, rec.match
+            else:
+                match = Match(2, seed=seed + i, auto_deal=False)
+                deal, apply = match.deal, match.apply
+            for actions in rounds:
+                deal()
+                for move in actions:
+                    apply(move)
+            assert match.phase is Phase.OVER
+        return time.process_time() - start
+
+    bare = min(replay(False) for _ in range(3))
+    recorded = min(replay(True) for _ in range(3))
+    contents = []
+    for i, rounds in enumerate(scripts):
+        rec = ColumnRecorder(f"b-{i}", 2, seed=seed + i, first_deal=False)
+        for actions in rounds:
+            rec.deal()
+            for move in actions:
+                rec.apply(move)
+        contents.append([row_content(row) for row in rec.rows()])
+    prefix, key = CHAIN_DOMAIN + b"\x00", bytes(32)
+    hashing = []
+    for _ in range(3):
+        start = time.process_time()
+        for events in contents:
+            head = bytes(32)
+            for content in events:
+                head = sha256(prefix + head + key + content).digest()
+        hashing.append(time.process_time() - start)
+    engine = matches / engine_rate(matches, seed)
+    return (recorded - bare) / engine, min(hashing) / engine
+
+
 def sniff_command() -> list[str]:
     exe = Path(sys.executable).parent / "sniff"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "analysis.cli"]
@@ -117,7 +175,11 @@ def main() -> None:
     ray = have_ray() and not args.no_ray
     if ray:
         figures["ray_local"], figures["ray_local_wall_s"] = [], []
+    shares: dict[str, list[float]] = {"recording_share": [], "chain_hash_share": []}
     for _ in range(runs):
+        recording, hashing = recording_share(max(10, matches // 8), 0)
+        shares["recording_share"].append(recording)
+        shares["chain_hash_share"].append(hashing)
         figures["engine_per_cpu_s"].append(engine_rate(max(10, matches // 4), 0))
         rate, wall, per_cpu = simulate_rate(matches, 0, 1)
         figures["one_worker"].append(rate)
@@ -136,6 +198,13 @@ def main() -> None:
         "one_worker_vs_engine": med["one_worker_per_cpu_s"] / med["engine_per_cpu_s"],
         "scaling": med["all_cores"] / (cores * med["one_worker"]),
         "cpu_efficiency": med["all_cores_per_cpu_s"] / med["one_worker_per_cpu_s"],
+        # what recording costs against the play, and so the most one worker can reach
+        "recording_share": statistics.median(shares["recording_share"]),
+        "one_worker_ceiling_of_this_recorder": 1
+        / (1 + statistics.median(shares["recording_share"])),
+        "chain_hash_share": statistics.median(shares["chain_hash_share"]),
+        "one_worker_ceiling_of_any_chaining_recorder": 1
+        / (1 + statistics.median(shares["chain_hash_share"])),
     }
     if ray:
         ratios["ray_overhead_wall"] = med["ray_local_wall_s"] / med["all_cores_wall_s"] - 1
