@@ -460,12 +460,13 @@ class _MatchAudit:
         recomputed = chain.GENESIS
         broken = False
         recomputed_heads: set[str] = set()
+        linked = chain.linker(secret)
         for row, detail in zip(rows, self.details, strict=True):
             content = chain.canonical(*row[:10], None if row[10] is None else detail, checked=False)
             stored = bytes(row[_HASH])
             # Up to the first break the recomputed chain is the stored one, so one
             # link checks this event against the previous one's stored hash.
-            link = recomputed = chain.link(recomputed, secret, content)
+            link = recomputed = linked(recomputed, content)
             if self.work.heads:
                 recomputed_heads.add(recomputed.hex())
             if not broken and link != stored:

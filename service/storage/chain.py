@@ -41,7 +41,7 @@ import hashlib
 import json
 import secrets
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -162,7 +162,10 @@ def canonical(
 
 def _plain(*values: object) -> bool:
     """Every value an int (not a bool or another subclass) or None."""
-    return all(v is None or type(v) is int for v in values)
+    for v in values:  # noqa: SIM110 (a loop, not all() over a generator: twice as fast)
+        if v is not None and type(v) is not int:
+            return False
+    return True
 
 
 def _int(value: int | None) -> str:
@@ -190,9 +193,13 @@ def _no_float(text: str) -> Any:
     raise NotCanonical(f"the canonical encoding has no form for the number {text}")
 
 
+_DETAIL_DECODER: Final = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_float)
+"""One decoder for every detail: `json.loads` with hooks makes a new one each call."""
+
+
 def load_detail(text: str) -> Any:
     """A detail's JSON text as a value, refusing a floating-point number (NotCanonical)."""
-    return json.loads(text, parse_float=_no_float, parse_constant=_no_float)
+    return _DETAIL_DECODER.decode(text)
 
 
 def link(previous: bytes, secret: bytes | None, content: bytes) -> bytes:
@@ -207,6 +214,18 @@ def link(previous: bytes, secret: bytes | None, content: bytes) -> bytes:
     if len(secret) != SECRET_SIZE:
         raise ValueError(f"a chain secret is {SECRET_SIZE} bytes, not {len(secret)}")
     return hashlib.sha256(_CHAIN_PREFIX + previous + secret + content).digest()
+
+
+def linker(secret: bytes | None) -> Callable[[bytes, bytes], bytes]:
+    """`link` with `secret` checked once: `linker(secret)(previous, content)` for a walk
+    along a whole chain (an audit links every event; `previous` is then its own hash)."""
+    if secret is None:
+        legacy = _LEGACY_PREFIX
+        return lambda previous, content: hashlib.sha256(legacy + previous + content).digest()
+    if len(secret) != SECRET_SIZE:
+        raise ValueError(f"a chain secret is {SECRET_SIZE} bytes, not {len(secret)}")
+    keyed = _CHAIN_PREFIX
+    return lambda previous, content: hashlib.sha256(keyed + previous + secret + content).digest()
 
 
 def chain(
