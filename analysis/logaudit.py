@@ -40,6 +40,7 @@ from service.engine import (
     Tile,
     UnknownVariant,
 )
+from service.engine.moves import MOVES_BY_TEXT
 from service.hub import DEALING_VERSION
 from service.storage import chain
 
@@ -611,7 +612,7 @@ class _MatchAudit:
                 row, "out_of_turn", f"logged for seat {row[5]}, but seat {match.turn} is to play"
             )
         try:
-            move = Move.parse(row[6])
+            move = MOVES_BY_TEXT.get(row[6]) or Move.parse(row[6])  # the common text: no call
         except NotationError as e:
             self.problem(row, "unparsable_action", str(e))
             raise _Stop from None

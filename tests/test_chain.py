@@ -170,6 +170,47 @@ def test_any_detail_encodes_as_the_page_says(detail: dict[str, Any], seq: int) -
     assert json.loads(ours) == {**fields, "detail": detail}
 
 
+_INT_OR_NONE = st.none() | st.integers(-(10**12), 10**12)
+_TEXT = st.text(max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    match_id=_TEXT,
+    seq=st.integers(0, 10**6),
+    kind=st.sampled_from(["action", "round_dealt", "match_ended"]) | _TEXT,
+    ints=st.tuples(_INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE),
+    move=st.none() | _TEXT | st.booleans(),
+    drawn=st.none() | _TEXT | st.integers(0, 9),
+)
+def test_an_event_without_detail_encodes_as_the_page_says_whatever_its_values(
+    match_id: str,
+    seq: int,
+    kind: str,
+    ints: tuple[int | None, ...],
+    move: object,
+    drawn: object,
+) -> None:
+    """`canonical`'s written-out path for events with no detail (most of them: an audit
+    encodes every one) is the page's encoding, also for values it must leave to the
+    encoder (a move that is not text, a drawn tile logged as a number)."""
+    round_, action_index, seat, points, ends_sum = ints
+    fields = {
+        "match_id": match_id,
+        "seq": seq,
+        "kind": kind,
+        "round": round_,
+        "action_index": action_index,
+        "seat": seat,
+        "move": move,
+        "drawn": drawn,
+        "points": points,
+        "ends_sum": ends_sum,
+    }
+    ours = chain.canonical(*fields.values(), None)
+    assert ours == page_value({**fields, "detail": None}).encode("utf-8")
+
+
 @pytest.mark.parametrize("bad", [{"x": 1.5}, {"x": [float("nan")]}, {"x": {1: 2}}, {"x": b"y"}])
 def test_what_the_encoding_has_no_form_for_is_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(chain.NotCanonical):

@@ -126,14 +126,26 @@ def canonical(
     `checked=False` skips the walk that refuses floats and non-string keys,
     for a detail that cannot hold them (one read by `load_detail`).
     """
-    if detail is None and _plain(action_index, ends_sum, points, round, seat, seq):
+    if (
+        detail is None
+        and type(kind) is str
+        and type(match_id) is str
+        and type(move) is str
+        and (drawn is None or type(drawn) is str)
+        and _plain(action_index, ends_sum, points, round, seat, seq)
+    ):
         # Most events are actions, with no detail: written out, four times faster than
-        # the encoder (the same text: keys in order, plain ints, strings escaped alike).
+        # the encoder (the same text: keys in order, plain ints, strings escaped alike),
+        # the values inline rather than through `_int` and `_str` (an audit does this
+        # for every event).
         return (
-            f'{{"action_index":{_int(action_index)},"detail":null,"drawn":{_str(drawn)},'
-            f'"ends_sum":{_int(ends_sum)},"kind":{_str(kind)},"match_id":{_str(match_id)},'
-            f'"move":{_str(move)},"points":{_int(points)},"round":{_int(round)},'
-            f'"seat":{_int(seat)},"seq":{seq}}}'
+            f'{{"action_index":{"null" if action_index is None else action_index},'
+            f'"detail":null,"drawn":{"null" if drawn is None else _encode_string(drawn)},'
+            f'"ends_sum":{"null" if ends_sum is None else ends_sum},'
+            f'"kind":{_encode_string(kind)},"match_id":{_encode_string(match_id)},'
+            f'"move":{_encode_string(move)},"points":{"null" if points is None else points},'
+            f'"round":{"null" if round is None else round},'
+            f'"seat":{"null" if seat is None else seat},"seq":{seq}}}'
         ).encode()
     outer = _encode_flat(
         {
