@@ -225,5 +225,17 @@ def test_bench_simulate_quick_reports_every_measure_and_its_ratios() -> None:
         assert len(figure["runs"]) == doc["runs"] >= 2, name
         assert positive(figure["runs"]), (name, figure)
         assert figure["min"] <= figure["median"] <= figure["max"], name
-    assert set(doc["ratios"]) == {"one_worker_vs_engine", "scaling", "cpu_efficiency"}
+    assert set(doc["ratios"]) == {
+        "one_worker_vs_engine",
+        "scaling",
+        "cpu_efficiency",
+        "recording_share",
+        "one_worker_ceiling_of_this_recorder",
+        "chain_hash_share",
+        "one_worker_ceiling_of_any_chaining_recorder",
+    }
     assert positive(list(doc["ratios"].values()))
+    ratios = doc["ratios"]
+    # a ceiling is what its share leaves of the engine, and no recorder beats the bare chain
+    assert ratios["one_worker_ceiling_of_this_recorder"] == 1 / (1 + ratios["recording_share"])
+    assert ratios["chain_hash_share"] < ratios["recording_share"]
