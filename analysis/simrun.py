@@ -34,17 +34,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis.column_events import ColumnRecorder
-from analysis.match_events import play_bots
+from analysis.match_events import EventRecorder, play_bots
 from analysis.simulate import seat_bots
 from service.engine.facts import FactsRows, facts_rows
 from service.storage.events import COLUMNS, columns_to_arrow
 from service.storage.facts import new_rows
+
+R = TypeVar("R", bound=EventRecorder)
 
 RUN_FILE = "run.json"
 CHUNK_MATCHES_MAX = 500
@@ -210,9 +212,12 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
     return columns_to_arrow(columns), facts
 
 
-def _played(settings: RunSettings, i: int, players: list[str]) -> ColumnRecorder:
-    """Match i of the run, played by its bots (as `analysis.match_events.bot_match` plays)."""
-    recorder = ColumnRecorder(
+def _played(
+    settings: RunSettings, i: int, players: list[str], recorder_type: type[R] = ColumnRecorder
+) -> R:
+    """Match i of the run, played by its bots (as `analysis.match_events.bot_match` plays),
+    recorded by `recorder_type` (a test passes the plain `EventRecorder`)."""
+    recorder = recorder_type(
         settings.match_id(i),
         settings.seats,
         seed=settings.seed + i,

@@ -9,31 +9,19 @@ import pytest
 
 from analysis import simrun
 from analysis.column_events import ColumnRecorder
-from analysis.match_events import EventRecorder, play_bots
+from analysis.match_events import EventRecorder
 from analysis.simulate import seat_bots
 from service.engine.facts import replayed_rounds
 from service.storage.chain import MatchSecrets
+from service.storage.events import EventRow
 
 FIXED = MatchSecrets(7, bytes(range(32)), bytes(range(32, 64)))
 
 
-def plain_rows(settings: simrun.RunSettings, i: int) -> list[tuple[object, ...]]:
+def plain_rows(settings: simrun.RunSettings, i: int) -> list[EventRow]:
     """Match i of the run as the plain recorder logs it (a `LogEvent` an event)."""
-    recorder = EventRecorder(
-        settings.match_id(i),
-        settings.seats,
-        seed=settings.seed + i,
-        target=settings.target,
-        variant=settings.variant,
-        round_limit=settings.round_limit,
-        first_deal=False,
-        source="simulated",
-        run_id=settings.run,
-        players=seat_bots(settings.seats, settings.bots),
-        code_version=settings.code_version,
-    )
-    play_bots(recorder, settings.bots, settings.seed + i)
-    return recorder.rows()
+    players = seat_bots(settings.seats, settings.bots)
+    return simrun._played(settings, i, players, EventRecorder).rows()
 
 
 @pytest.mark.parametrize(
@@ -59,7 +47,7 @@ def test_a_simulated_matchs_rows_equal_the_plain_recorders_with_the_same_secrets
     )
     players = seat_bots(seats, bots)
     for i in range(settings.matches):
-        fast = simrun._played(settings, i, players)
+        fast = simrun._played(settings, i, players, ColumnRecorder)
         assert isinstance(fast, ColumnRecorder)
         assert fast.rows() == plain_rows(settings, i)
         # the facts followed during play are a replay's
