@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from analysis.parallel import chunked, ordered_map
-from service.engine import (
+from sniff import (
     ActionResult,
     BadDeal,
     IllegalMove,
@@ -23,8 +23,8 @@ from service.engine import (
     Phase,
     parse_record,
 )
-from service.engine.match import RoundLog
-from service.engine.record import MatchRecord, RecordRound
+from sniff.match import RoundLog
+from sniff.record import MatchRecord, RecordRound
 
 T = TypeVar("T")
 

@@ -16,12 +16,12 @@ from hashlib import sha256
 from typing import Any
 
 from analysis.match_events import EventRecorder
-from service.engine import ActionResult, RoundEnd
-from service.engine.facts import RoundFacts, RoundRecorder
-from service.engine.tiles import NAMES, tiles_of
 from service.match_events import match_ended_event
 from service.storage.chain import CHAIN_DOMAIN, GENESIS, canonical
 from service.storage.events import COLUMNS, DETAIL, EventRow, LogEvent, to_rows
+from sniff import ActionResult, RoundEnd
+from sniff.facts import RoundFacts, RoundRecorder
+from sniff.tiles import NAMES, tiles_of
 
 _CHAIN_PREFIX = CHAIN_DOMAIN + b"\x00"
 _encode_string = json.encoder.encode_basestring  # chain.canonical's escaping of a str

@@ -36,8 +36,8 @@ from analysis.logaudit import Chunk, MatchWork, list_matches, read_chunks
 from analysis.logquery import LogSource
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
-from service.engine.record import FORMAT, FORMAT_V2
-from service.engine.rules import team_of
+from sniff.record import FORMAT, FORMAT_V2
+from sniff.rules import team_of
 
 VIEWS = ("matches", "deals", "actions", "round_ends", "match_ends")
 """The views the Parquet export writes, one directory each."""

@@ -31,8 +31,6 @@ from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
 from analysis.column_events import ColumnRecorder as ImportRecorder
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
-from service.engine import MatchRecord
-from service.engine.facts import FactsRows, facts_rows
 from service.storage.chain import MatchSecrets
 from service.storage.events import (
     COLUMNS,
@@ -48,6 +46,8 @@ from service.storage.facts import (
     merged_facts,
     new_rows,
 )
+from sniff import MatchRecord
+from sniff.facts import FactsRows, facts_rows
 
 ID_DOMAIN = b"sniff/import/v1\x00"
 LINES_PER_CHUNK = 64

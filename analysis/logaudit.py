@@ -28,7 +28,9 @@ from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
-from service.engine import (
+from service.hub import DEALING_VERSION
+from service.storage import chain
+from sniff import (
     TILES,
     BadDeal,
     Deal,
@@ -40,9 +42,7 @@ from service.engine import (
     Tile,
     UnknownVariant,
 )
-from service.engine.moves import MOVES_BY_TEXT
-from service.hub import DEALING_VERSION
-from service.storage import chain
+from sniff.moves import MOVES_BY_TEXT
 
 SEPARATOR = "\x1f"
 """Joins match ids into one query parameter (chr(31) in logaudit.sql)."""

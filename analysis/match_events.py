@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from service.engine import ActionResult, Deal, Match, Move, Phase, make_bot, view
-from service.engine.rules import RULES_VERSION
 from service.hub import DEALING_VERSION
 from service.match_events import action_events, deal_event
 from service.storage import LogEvent
 from service.storage.chain import GENESIS, MatchSecrets, seal, sealed_rows
 from service.storage.events import EventRow
+from sniff import ActionResult, Deal, Match, Move, Phase, make_bot, view
+from sniff.rules import RULES_VERSION
 
 
 class EventRecorder:

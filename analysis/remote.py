@@ -15,10 +15,10 @@ from typing import Any
 
 import grpc
 
-from service.bounds import MAX_ANALYSIS_MILLIS, MAX_ANALYSIS_ROLLOUTS
-from service.engine import AMERICAN, BERNDT, BRITISH, STUBBY, Layout, Move, make_bot, points_for
+from service.rpc.bounds import MAX_ANALYSIS_MILLIS, MAX_ANALYSIS_ROLLOUTS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+from sniff import AMERICAN, BERNDT, BRITISH, STUBBY, Layout, Move, make_bot, points_for
 
 
 def channel(address: str, tls_ca: str | Path | None = None) -> grpc.Channel:

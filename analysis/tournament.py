@@ -47,9 +47,9 @@ import pyarrow as pa
 from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
 from analysis.stats.tdist import t975
-from service.engine import Phase, make_bot, view
-from service.engine.rules import team_of
 from service.storage.events import EventRow, rows_to_arrow
+from sniff import Phase, make_bot, view
+from sniff.rules import team_of
 
 DEALS_MAX = 5_000
 """Deals a tournament may have: its events are held in memory until the one transaction."""

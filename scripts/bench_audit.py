@@ -36,10 +36,10 @@ import duckdb
 
 from analysis.match_events import bot_match
 from analysis.parallel import default_workers
-from service.engine import to_record
 from service.storage import SCHEMA_VERSION, EventLog
 from service.storage.events import to_rows
 from service.storage.log import insert_rows
+from sniff import to_record
 
 BENCH_VERSION = 1
 TARGET = 600.0

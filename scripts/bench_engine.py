@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from service.engine import VARIANTS, Match, Move, Phase, RandomBot, play_match, view
+from sniff import VARIANTS, Match, Move, Phase, RandomBot, play_match, view
 
 SEAT_COUNTS = (2, 3, 4)
 VARIANT_LIMIT = 40

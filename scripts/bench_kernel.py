@@ -41,8 +41,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.engine import GreedyBot, Match, Phase, RandomBot, make_bot, view
-from service.engine.playout import KERNEL_AVAILABLE, PlayoutState, rollouts
+from sniff import GreedyBot, Match, Phase, RandomBot, make_bot, view
+from sniff.playout import KERNEL_AVAILABLE, PlayoutState, rollouts
 
 SEAT_COUNTS = (2, 3, 4)
 POLICIES = ("random", "greedy")

@@ -5,7 +5,7 @@ Four parts (each figure a median over runs where it says so; the machine is
 shared, so compare ratios within one run):
 
 * **rollouts**: equity rollouts per second per core, end to end as
-  `service.engine.rollout.equities` makes them (one sampled deal of the
+  `sniff.rollout.equities` makes them (one sampled deal of the
   hidden tiles, its determinization, then one greedy playout to the end of the
   round per legal move), on decisions of seeded greedy-bot matches of 2, 3
   and 4 seats, with the kernel and with the Python reference: playouts per
@@ -49,10 +49,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis.simulate import bot_records
-from service.engine import Match, Phase, SeatView, make_bot, view
-from service.engine.playout import KERNEL_AVAILABLE
-from service.engine.rollout import BOT_ROLLOUTS, RolloutBot, equities
+from analysis.bot_matches import bot_records
+from sniff import Match, Phase, SeatView, make_bot, view
+from sniff.playout import KERNEL_AVAILABLE
+from sniff.rollout import BOT_ROLLOUTS, RolloutBot, equities
 
 ROOT = Path(__file__).resolve().parent.parent
 SEAT_COUNTS = (2, 3, 4)

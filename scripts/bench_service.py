@@ -1,6 +1,6 @@
 """Service load test: ApplyMove through the real gRPC server, against an empty RPC.
 
-One run starts the real server (`service.server.serve`) in a subprocess, so
+One run starts the real server (`service.rpc.server.serve`) in a subprocess, so
 client and server do not share a GIL, on a fresh temporary DuckDB file, and:
 
 (a) ceiling: the standard empty unary RPC (grpc.health.v1.Health/Check) on
@@ -62,10 +62,10 @@ import pyarrow as pa
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from analysis.logquery import table_from_stream
-from service.engine import Match, Move, Phase, RandomBot
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.storage import find_owner
+from sniff import Match, Move, Phase, RandomBot
 
 AIM_P50_RATIO = 1.5
 AIM_THROUGHPUT_RATIO = 0.70
@@ -93,8 +93,8 @@ class NullLog:
 
 
 def serve_null_log(address: str) -> int:
-    """The real server (`service.server.serve`) with no event log (`--serve-null-log`)."""
-    from service.server import serve
+    """The real server (`service.rpc.server.serve`) with no event log (`--serve-null-log`)."""
+    from service.rpc.server import serve
 
     return serve(address, "none", event_log=NullLog())  # type: ignore[arg-type]
 
@@ -136,7 +136,7 @@ def start_server(
     """
     if db_path is not None:
         code = (
-            "import sys; from service.server import serve; "
+            "import sys; from service.rpc.server import serve; "
             f"sys.exit(serve('127.0.0.1:0', {db_path!r}, sync={sync!r}))"
         )
         cmd = [sys.executable, "-c", code]
@@ -404,7 +404,7 @@ def median_us(samples: Sequence[int]) -> float:
 
 def time_parts(workdir: Path, actions: int, seats: int) -> dict[str, float]:
     """Median microseconds of the parts of one apply, each on its own, no server running."""
-    from service import convert
+    from service.rpc import convert
     from service.hub import Hub
     from service.storage import EventLog, LogEvent
 

@@ -41,8 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analysis.bot_matches import bot_match  # noqa: E402
 from analysis.parallel import default_workers  # noqa: E402
-from analysis.simulate import bot_match  # noqa: E402
 
 BOTS = ("greedy",)
 RATE = re.compile(r"played now, ([\d,.]+) matches/s, ([\d,.]+) worker CPU s")
@@ -69,8 +69,8 @@ def recording_share(matches: int, seed: int) -> tuple[float, float]:
     from hashlib import sha256
 
     from analysis.column_events import ColumnRecorder
-    from service.engine import Match, Phase
     from service.storage.chain import CHAIN_DOMAIN, row_content
+    from sniff import Match, Phase
 
     played = [bot_match(2, seed + i, BOTS) for i in range(matches)]
     scripts = [[log.actions for log in m.history] for m in played]

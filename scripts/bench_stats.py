@@ -7,7 +7,7 @@ writes and a simulation run will write):
   by the engine in worker processes (seat counts 2, 3, 4 in turn; bots
   greedy and random in turn per seat, with the first seat's bot alternating;
   American with a round limit of 40), with their facts from
-  `service.engine.facts.facts_rows`;
+  `sniff.facts.facts_rows`;
 * larger sizes are *synthesized* from those: copy k of the base facts with
   match ids suffixed `#k`, so 1,000,000 matches are ten copies of 100,000
   real ones. The aggregates' work (rows, groups, clusters) is that of real
@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.stats.store import TABLES, FactsStore  # noqa: E402
 from analysis.stats.timing import Filters, sniff_timing  # noqa: E402
-from service.engine import Match, make_bot, play_match  # noqa: E402
-from service.engine.facts import (  # noqa: E402
+from sniff import Match, make_bot, play_match  # noqa: E402
+from sniff.facts import (  # noqa: E402
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,

@@ -23,12 +23,12 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Final, ParamSpec, TypeVar
 
-from service.engine import Move, Tile
-from service.engine.position import ImpossiblePosition, seat_position
-from service.engine.rollout import Equities, equities
-from service.engine.variants import Variant, variant_named
-from service.engine.view import SeatView
 from service.errors import LimitReached, ServiceStopping
+from sniff import Move, Tile
+from sniff.position import ImpossiblePosition, seat_position
+from sniff.rollout import Equities, equities
+from sniff.variants import Variant, variant_named
+from sniff.view import SeatView
 
 P = ParamSpec("P")
 R = TypeVar("R")

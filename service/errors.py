@@ -1,6 +1,6 @@
 """Errors of the service layer that are not rules errors.
 
-Rules errors are the engine's own (`service.engine.errors`); these add what
+Rules errors are the engine's own (`sniff.errors`); these add what
 only a shared, multi-client service can get wrong. `status.py` maps both to
 gRPC status codes; nothing below the servicer knows about gRPC.
 """

@@ -28,9 +28,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from service.bounds import MATCH_ID
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
-from service.engine import (
+from service.errors import (
+    BadArgument,
+    Forbidden,
+    LimitReached,
+    MatchNotFound,
+    MissingToken,
+    RecoveryError,
+    StaleMoveCount,
+)
+from service.match_events import action_events, deal_event
+from service.rpc.bounds import MATCH_ID
+from service.storage.chain import GENESIS, MatchSecrets, seal
+from service.storage.events import LogEvent
+from service.storage.log import EventLog
+from sniff import (
     ActionResult,
     CountedEnd,
     Deal,
@@ -42,24 +55,11 @@ from service.engine import (
     Tile,
     view,
 )
-from service.engine.dealing import DOMAIN as DEALING
-from service.engine.errors import TileNotInHand
-from service.engine.rules import RULES_VERSION, winning_seats
-from service.engine.tiles import NAMES
-from service.engine.variants import AMERICAN, Variant
-from service.errors import (
-    BadArgument,
-    Forbidden,
-    LimitReached,
-    MatchNotFound,
-    MissingToken,
-    RecoveryError,
-    StaleMoveCount,
-)
-from service.match_events import action_events, deal_event
-from service.storage.chain import GENESIS, MatchSecrets, seal
-from service.storage.events import LogEvent
-from service.storage.log import EventLog
+from sniff.dealing import DOMAIN as DEALING
+from sniff.errors import TileNotInHand
+from sniff.rules import RULES_VERSION, winning_seats
+from sniff.tiles import NAMES
+from sniff.variants import AMERICAN, Variant
 
 DEALING_VERSION = DEALING.decode()
 """Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""

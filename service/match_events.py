@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.engine import ActionResult, Match
-from service.engine.tiles import NAMES
 from service.storage.events import LogEvent
+from sniff import ActionResult, Match
+from sniff.tiles import NAMES
 
 
 def deal_event(match_id: str, seq: int, match: Match, explicit: bool) -> LogEvent:

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from analysis.match_events import EventRecorder, bot_match_events
-from service.engine import Deal, GreedyBot, Phase, Tile, view
 from service.storage import EventLog, LogEvent
+from sniff import Deal, GreedyBot, Phase, Tile, view
 from tests.test_rules_worked_examples import POSITION_A, POSITION_A_OPEN_SIDES
 
 # The rule book's table, kept once in the worked-example tests.

@@ -19,8 +19,8 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 
-from service.engine import HAND_SIZE, Deal, IllegalMove, Match, MoveKind, Phase, make_bot, view
-from service.engine.tiles import TILES
+from sniff import HAND_SIZE, Deal, IllegalMove, Match, MoveKind, Phase, make_bot, view
+from sniff.tiles import TILES
 
 World = tuple[object, ...]
 
@@ -151,7 +151,7 @@ class Round:
 def enumerate_positions(match: Match, viewer: int) -> tuple[Counter[World], dict[World, Match]]:
     """Every consistent candidate deal, replayed: how many give each world, and one position
     (a match at the same point) per world."""
-    from service.engine.sampler import position_of
+    from sniff.sampler import position_of
 
     seen = view(match, viewer)
     worlds: Counter[World] = Counter()

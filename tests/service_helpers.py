@@ -31,7 +31,7 @@ from grpc_status import rpc_status
 from analysis.logquery import query_parameter, table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from service.server import Running, create_server
+from service.rpc.server import Running, create_server
 from service.storage import find_owner
 
 REPO = Path(__file__).resolve().parents[1]
@@ -197,7 +197,7 @@ class ServerProcess:
             argv += ["--db", str(self.db_path)]
         else:
             code = (
-                "from service.server import serve; import sys; "
+                "from service.rpc.server import serve; import sys; "
                 f"sys.exit(serve('127.0.0.1:{self.port}', {str(self.db_path)!r}))"
             )
             argv = [sys.executable, "-c", code]

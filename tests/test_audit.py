@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.audit import audit_lines, audit_record
+from analysis.bot_matches import bot_match
 from analysis.cli.main import cli
-from analysis.simulate import bot_match
-from service.engine import Match, Move, Phase, to_record
+from sniff import Match, Move, Phase, to_record
 
 
 def make_record(seats: int = 2, seed: int = 1) -> dict[str, Any]:

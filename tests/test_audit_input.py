@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis.audit import audit_lines, audit_record
+from analysis.bot_matches import bot_match
 from analysis.cli.main import cli
-from analysis.simulate import bot_match
-from service.engine import Match, Phase, to_record
+from sniff import Match, Phase, to_record
 
 
 def record(seed: int, seats: int = 2, record_id: str | int | None = None) -> dict[str, Any]:

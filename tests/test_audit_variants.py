@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from analysis.audit import audit_record
-from analysis.simulate import bot_match
-from service.engine import Match, Move, Orientation, to_record
-from service.engine.tiles import HIGH, IS_DOUBLE, LOW
+from analysis.bot_matches import bot_match
+from sniff import Match, Move, Orientation, to_record
+from sniff.tiles import HIGH, IS_DOUBLE, LOW
 
 
 def played(variant: str, seats: int = 2, seed: int = 1, limit: int | None = 6) -> Match:

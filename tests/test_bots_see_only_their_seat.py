@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from service.engine import VARIANTS, Match, Move, Phase, SeatView, Tile, make_bot, play_match, view
-from service.engine.match import Deal, RoundLog
-from service.engine.rollout import RolloutBot
+from sniff import VARIANTS, Match, Move, Phase, SeatView, Tile, make_bot, play_match, view
+from sniff.match import Deal, RoundLog
+from sniff.rollout import RolloutBot
 
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 

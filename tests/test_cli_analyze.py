@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from analysis.bot_matches import bot_records
 from analysis.cli.main import cli
 from analysis.remote import connect, play_remote_match
 from analysis.rollout.analyze import DECISION_COLUMNS, ERROR_SE, LARGE_LOSS
 from analysis.rollout.store import store_root
-from analysis.simulate import bot_records
-from service.engine import Match, Move, Phase, make_bot, replay, to_record, view
+from sniff import Match, Move, Phase, make_bot, replay, to_record, view
 from tests.replay_helpers import sample_log
 from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
 

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from analysis import simrun
+from analysis import simulate as simrun
 from analysis.cli.main import cli
 from tests.service_helpers import REPO, ServerProcess
 

@@ -96,7 +96,7 @@ def test_matches_and_replay_of_a_file_import_no_pyarrow_numpy_grpc_or_plotting(
 
 def test_matches_does_not_load_the_engine(db: Path, tmp_path: Path) -> None:
     modules = loaded_by(["matches", "--db", str(db)], tmp_path)
-    assert sorted(m for m in modules if m.startswith("service.engine")) == []
+    assert sorted(m for m in modules if m.startswith("sniff")) == []
     assert "analysis.replay.model" not in modules
 
 
@@ -115,7 +115,7 @@ def test_an_aggregate_query_of_a_file_loads_no_pyarrow_grpc_service_or_engine(
     )
     assert heavy(modules) == []
     assert "service.hub" not in modules
-    assert sorted(m for m in modules if m.startswith("service.engine")) == []
+    assert sorted(m for m in modules if m.startswith("sniff")) == []
 
 
 def test_a_query_of_a_type_only_arrow_converts_alike_loads_pyarrow_and_still_no_grpc(

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from analysis.cli.main import cli
 from analysis.remote import connect, play_remote_match
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS
-from service.engine import to_record
+from sniff import to_record
 from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
 from tests.test_stats_facts import cut_match, no_sniff_match
 from tests.test_stats_timing import bot_matches

@@ -1,4 +1,4 @@
-"""The seeded deal generator (service/engine/dealing.py, docs/dealing.md): its test vectors,
+"""The seeded deal generator (sniff/dealing.py, docs/dealing.md): its test vectors,
 an independent re-implementation from the written description, and its statistics."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from service.engine import HAND_SIZE, LeaderChoice, Match
-from service.engine.dealing import check_seed, lot, shuffled_tiles
-from service.engine.tiles import NAMES
+from sniff import HAND_SIZE, LeaderChoice, Match
+from sniff.dealing import check_seed, lot, shuffled_tiles
+from sniff.tiles import NAMES
 
 # (seed, round) -> the 28 tiles in dealt order, and the lot for 2, 3 and 4 seats.
 # These are the vectors docs/dealing.md publishes for other languages.

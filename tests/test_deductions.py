@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine import Deal, Match, Move, Phase, RoundEndKind, Tile, deduction
+from sniff import Deal, Match, Move, Phase, RoundEndKind, Tile, deduction
 
 # Worked out by hand from §7: remainder 1 or 2 rounds down, 3 or 4 rounds up.
 DEDUCTION_TABLE = {

@@ -24,7 +24,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.engine import (
+from sniff import (
     DRAW,
     PASS,
     TILES,

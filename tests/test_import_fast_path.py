@@ -31,12 +31,12 @@ from analysis import importer
 from analysis.audit import audit_line, audit_parsed
 from analysis.importer import prepare
 from analysis.match_events import EventRecorder
-from service.engine import GreedyBot, Match, MatchRecord, RandomBot, play_match, to_record
-from service.engine.facts import FactsRows, facts_rows
 from service.storage import EventLog
 from service.storage.chain import GENESIS, MatchSecrets, link, row_content
 from service.storage.events import COLUMNS, HASH, rows_to_arrow
 from service.storage.facts import TABLES, FactsTables, merged_facts
+from sniff import GreedyBot, Match, MatchRecord, RandomBot, play_match, to_record
+from sniff.facts import FactsRows, facts_rows
 
 FIXED = MatchSecrets(None, bytes(range(32)), bytes(range(32, 64)))
 VARIANTS = ("american", "stubby", "berndt", "british")

@@ -12,10 +12,10 @@ from analysis import importer
 from analysis.audit import audit_parsed
 from analysis.cli.main import cli
 from analysis.match_events import EventRecorder
-from service.engine import MatchRecord
-from service.engine.facts import facts_rows
 from service.storage.chain import MatchSecrets
 from service.storage.events import EventRow
+from sniff import MatchRecord
+from sniff.facts import facts_rows
 
 FIXED = MatchSecrets(None, bytes(range(32)), bytes(range(32, 64)))
 

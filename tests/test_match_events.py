@@ -6,9 +6,9 @@ import random
 from pathlib import Path
 
 from analysis.match_events import EventRecorder, bot_match_events
-from service.engine import Phase
 from service.storage import open_readonly
 from service.storage.chain import MatchSecrets
+from sniff import Phase
 from tests.service_helpers import create, play_to_end, serving
 
 

@@ -26,7 +26,7 @@ import pytest
 from analysis.logquery import table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from service.server import Running, Tls, create_server
+from service.rpc.server import Running, Tls, create_server
 from tests.service_helpers import Stub, query_token_of, self_signed_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,9 +298,9 @@ def example_position() -> dict[str, Any]:
 def test_the_analyze_sample_ranks_a_position_with_no_match_on_the_server(
     server: Running, stub: sniff_pb2_grpc.SniffServiceStub
 ) -> None:
-    from service.engine import Move, Tile, variant_named
-    from service.engine.position import seat_position
-    from service.engine.rollout import equities
+    from sniff import Move, Tile, variant_named
+    from sniff.position import seat_position
+    from sniff.rollout import equities
 
     matches = query(stub, "SELECT count(*) AS n FROM events WHERE kind = 'match_created'")
     done = run_client(server.address, "--rollouts", "300", "--seed", "5", script=ANALYZE)

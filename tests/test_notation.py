@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine import (
+from sniff import (
     DRAW,
     PASS,
     TILES,

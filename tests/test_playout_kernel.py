@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.engine import VARIANTS, Match, Phase, RoundEndKind, make_bot, view
-from service.engine.moves import Side
-from service.engine.playout import (
+from sniff import VARIANTS, Match, Phase, RoundEndKind, make_bot, view
+from sniff.moves import Side
+from sniff.playout import (
     KERNEL_AVAILABLE,
     EndKind,
     PlayoutResult,
@@ -41,7 +41,7 @@ POLICY_SETS = ("random", "greedy", "mixed")
 def _kernel_built() -> None:
     if not KERNEL_AVAILABLE:
         pytest.fail(
-            "the C playout kernel service.engine._kernel is not built: "
+            "the C playout kernel sniff._kernel is not built: "
             "`pip install -e .` builds it (needs a C compiler and the Python headers)"
         )
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine.playout import KERNEL_AVAILABLE
-from service.engine.prng import MASK64, Xoshiro256, splitmix64
+from sniff.playout import KERNEL_AVAILABLE
+from sniff.prng import MASK64, Xoshiro256, splitmix64
 
 # Xoshiro256(0)'s first outputs: SplitMix64 seeding as documented, then xoshiro256**.
 SEED0_NEXT = (0x99EC5F36CB75F2B4, 0xBF6E1F784956452A, 0x1A5F849D4933E6E0)
@@ -33,7 +33,7 @@ def test_xoshiro_state_is_seeded_by_splitmix64_and_steps_as_documented() -> None
 def _kernel_draws(seed: int, bounds: list[int]) -> list[int]:
     if not KERNEL_AVAILABLE:
         pytest.fail("the C playout kernel is not built (pip install -e .)")
-    from service.engine import _kernel
+    from sniff import _kernel
 
     return _kernel.rng_draws(seed, bounds)
 

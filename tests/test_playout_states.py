@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine import (
+from sniff import (
     BERNDT,
     VARIANTS,
     IllegalMove,
@@ -27,7 +27,7 @@ from service.engine import (
     make_bot,
     view,
 )
-from service.engine.playout import (
+from sniff.playout import (
     KERNEL_AVAILABLE,
     BadPlayoutState,
     PlayoutState,
@@ -37,7 +37,7 @@ from service.engine.playout import (
     playout,
     rollouts,
 )
-from service.engine.tiles import FULL_SET
+from sniff.tiles import FULL_SET
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("c", "python")
@@ -186,7 +186,7 @@ packed_states = st.tuples(
 def test_the_kernel_refuses_garbage_without_crashing(packed: tuple[Any, ...], seed: int) -> None:
     if not KERNEL_AVAILABLE:
         pytest.fail("the C playout kernel is not built (pip install -e .)")
-    from service.engine import _kernel
+    from sniff import _kernel
 
     with contextlib.suppress(ValueError):
         _kernel.playout(packed, (0, 1, 0, 1)[: max(packed[1], 0)], seed, -1, True)
@@ -195,7 +195,7 @@ def test_the_kernel_refuses_garbage_without_crashing(packed: tuple[Any, ...], se
 def test_a_real_state_with_one_tile_moved_is_refused_by_the_kernel_too() -> None:
     if not KERNEL_AVAILABLE:
         pytest.fail("the C playout kernel is not built (pip install -e .)")
-    from service.engine import _kernel
+    from sniff import _kernel
 
     packed = list(PlayoutState.of_match(midround())._packed)
     hands = list(packed[5])  # type: ignore[arg-type]
@@ -221,22 +221,20 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_sniff_kernel_python_forces_the_reference() -> None:
-    proc = run_python(
-        "from service.engine import playout; print(playout.BACKEND)", SNIFF_KERNEL="python"
-    )
+    proc = run_python("from sniff import playout; print(playout.BACKEND)", SNIFF_KERNEL="python")
     assert proc.stdout.strip() == "python", proc.stderr
 
 
 def test_the_kernel_is_the_default_where_it_is_built() -> None:
     proc = run_python(
-        "from service.engine import playout; print(playout.BACKEND, playout.KERNEL_AVAILABLE)",
+        "from sniff import playout; print(playout.BACKEND, playout.KERNEL_AVAILABLE)",
         SNIFF_KERNEL="",
     )
     assert proc.stdout.split() == ["c", "True"], proc.stderr
 
 
 def test_an_unknown_sniff_kernel_value_is_a_clear_error() -> None:
-    proc = run_python("import service.engine.playout", SNIFF_KERNEL="fast")
+    proc = run_python("import sniff.playout", SNIFF_KERNEL="fast")
     assert proc.returncode != 0
     assert "SNIFF_KERNEL='fast': use 'c' or 'python'" in proc.stderr
 
@@ -338,7 +336,7 @@ def _unpacked(packed: tuple[Any, ...]) -> PlayoutState:
 def test_kernel_and_reference_accept_the_same_states(seed: int) -> None:
     if not KERNEL_AVAILABLE:
         pytest.fail("the C playout kernel is not built (pip install -e .)")
-    from service.engine import _kernel
+    from sniff import _kernel
 
     rng = random.Random(seed)
     base = rng.choice(_bases())

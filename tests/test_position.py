@@ -1,4 +1,4 @@
-"""A seat's view rebuilt from its own picture of a round (service/engine/position.py): the same
+"""A seat's view rebuilt from its own picture of a round (sniff/position.py): the same
 view the engine shows the seat, and every impossible picture refused with the part at fault."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.engine import Match, Move, Phase, SeatView, Tile, variant_named, view
-from service.engine.position import ImpossiblePosition, seat_position
+from sniff import Match, Move, Phase, SeatView, Tile, variant_named, view
+from sniff.position import ImpossiblePosition, seat_position
 from tests.sampler_helpers import positions
 
 

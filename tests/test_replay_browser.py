@@ -12,8 +12,8 @@ import pytest
 from analysis.match_events import bot_match_events
 from analysis.replay.html import match_page
 from analysis.replay.source import load_replay
-from service.engine import Deal, Match, Move, Tile
 from service.storage import LogEvent
+from sniff import Deal, Match, Move, Tile
 from tests.browser import Browser
 from tests.replay_helpers import position_a_events, write_log
 

@@ -7,10 +7,10 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+from analysis.bot_matches import bot_match
 from analysis.replay.geometry import Geometry, Rect, layout_geometry
 from analysis.replay.model import Placement
-from analysis.simulate import bot_match
-from service.engine import Move
+from sniff import Move
 
 EPS = 1e-6
 

@@ -11,7 +11,7 @@ import pytest
 from analysis.match_events import EventRecorder, bot_match_events
 from analysis.replay.geometry import layout_geometry
 from analysis.replay.source import MatchFilter, list_matches, load_replay
-from service.engine import Deal, Tile
+from sniff import Deal, Tile
 from tests.replay_helpers import write_log
 
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from analysis.audit import audit_record
 from analysis.cli.main import cli
 from analysis.remote import RemoteView, play_remote_match
-from service.engine import Move
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from sniff import Move
 from tests.service_helpers import RPC_TIMEOUT, Service, serving
 
 

@@ -1,4 +1,4 @@
-"""Rollout equities (service/engine/rollout.py): the expected round net result of each legal move
+"""Rollout equities (sniff/rollout.py): the expected round net result of each legal move
 for the mover's side, from the mover's view only, with common random numbers."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.engine import Deal, Match, Phase, Tile, make_bot, parse_bots, play_match, playout, view
-from service.engine.playout import KERNEL_AVAILABLE
-from service.engine.rollout import (
+from sniff import Deal, Match, Phase, Tile, make_bot, parse_bots, play_match, playout, view
+from sniff.playout import KERNEL_AVAILABLE
+from sniff.rollout import (
     BATCH,
     MAX_MILLIS,
     MAX_ROLLOUTS,
@@ -21,7 +21,7 @@ from service.engine.rollout import (
     _side_values,
     equities,
 )
-from service.engine.sampler import ImpossibleView
+from sniff.sampler import ImpossibleView
 from tests.sampler_helpers import Round, enumerate_positions, positions
 
 
@@ -300,9 +300,9 @@ def test_the_rollout_bot_takes_a_placement_that_wins_the_match() -> None:
 
 
 def test_states_made_from_the_first_equal_states_checked_in_full() -> None:
-    from service.engine.playout import BadPlayoutState, PlayoutState
-    from service.engine.rollout import _Determinizer
-    from service.engine.sampler import Sampler
+    from sniff.playout import BadPlayoutState, PlayoutState
+    from sniff.rollout import _Determinizer
+    from sniff.sampler import Sampler
 
     for seats in (2, 3, 4):
         for match in decisions(seats, 50 + seats, 3, variant="stubby"):

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from service.engine import (
+from sniff import (
     DRAW,
     PASS,
     TILES,

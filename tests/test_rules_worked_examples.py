@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine import Layout, Move, NotCanonical, Side, Tile, TileAlreadyPlaced, points_for
+from sniff import Layout, Move, NotCanonical, Side, Tile, TileAlreadyPlaced, points_for
 
 
 def contributions(layout: Layout) -> list[tuple[str, int]]:

@@ -1,4 +1,4 @@
-"""The sampler of hidden tiles (service/engine/sampler.py): it sees only a seat's view, never
+"""The sampler of hidden tiles (sniff/sampler.py): it sees only a seat's view, never
 produces a deal inconsistent with it, and on small cases draws every consistent deal as often
 as exhaustive enumeration says."""
 
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.engine import Match, Phase, view
-from service.engine.sampler import ImpossibleView, Sampler, position_of
+from sniff import Match, Phase, view
+from sniff.sampler import ImpossibleView, Sampler, position_of
 from tests.sampler_helpers import Round, enumerate_positions, positions, small_cases, world_of
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from analysis.match_events import bot_match_events
-from service.engine import to_record
 from service.storage import EventLog, open_readonly
+from sniff import to_record
 from tests.replay_helpers import sample_log
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "schema.md"

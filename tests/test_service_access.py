@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from service.servicer import HOUSE_KEY_HEADER
+from service.rpc.servicer import HOUSE_KEY_HEADER
 from tests.service_helpers import (
     Service,
     assert_refused,

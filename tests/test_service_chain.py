@@ -8,11 +8,11 @@ from pathlib import Path
 
 import grpc
 
-from service.engine.dealing import lot, shuffled_tiles
-from service.engine.rules import HAND_SIZE
-from service.engine.tiles import NAMES
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.storage import chain
+from sniff.dealing import lot, shuffled_tiles
+from sniff.rules import HAND_SIZE
+from sniff.tiles import NAMES
 from tests.service_helpers import (
     RPC_TIMEOUT,
     create,

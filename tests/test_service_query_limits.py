@@ -15,7 +15,7 @@ import grpc
 import pyarrow as pa
 import pytest
 
-from service import servicer
+from service.rpc import servicer
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.service_helpers import (
     Service,

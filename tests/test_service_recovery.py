@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from service.engine import Phase, RandomBot, view
 from service.errors import MatchNotFound
 from service.hub import Hub
 from service.storage import EventLog
+from sniff import Phase, RandomBot, view
 
 
 def play(hub: Hub, match_id: str, tokens: tuple[str, ...], observer: str, moves: int) -> None:

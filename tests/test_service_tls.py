@@ -19,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from analysis.logquery import query_service
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from service.server import Tls, create_server
+from service.rpc.server import Tls, create_server
 from service.storage import find_owner
 from tests.service_helpers import REPO, free_port, self_signed_certificate
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from analysis.bot_matches import seat_bots
 from analysis.match_events import bot_match
-from analysis.simrun import (
+from analysis.simulate import (
     RunSettings,
     chunk_path,
     chunk_table,
@@ -21,10 +22,9 @@ from analysis.simrun import (
     read_chunk,
     write_settings,
 )
-from analysis.simulate import seat_bots
-from service.engine.facts import facts_rows
 from service.storage import EventLog
 from service.storage.facts import new_rows
+from sniff.facts import facts_rows
 
 SETTINGS = [
     (2, "american", None),

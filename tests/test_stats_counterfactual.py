@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from analysis.bot_matches import bot_match
 from analysis.cli.main import cli
-from analysis.simulate import bot_match
 from analysis.stats.counterfactual import all_gains, clustered, match_gains
 from analysis.stats.tdist import t975
-from service.engine import Move, to_record
-from service.engine.facts import replayed_rounds
-from service.engine.tiles import IS_DOUBLE
+from sniff import Move, to_record
+from sniff.facts import replayed_rounds
+from sniff.tiles import IS_DOUBLE
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine import GreedyBot, Match, RandomBot, play_match, view
-from service.engine.facts import (
+from sniff import GreedyBot, Match, RandomBot, play_match, view
+from sniff.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,
@@ -24,7 +24,7 @@ from service.engine.facts import (
     facts_rows,
     match_facts,
 )
-from service.engine.tiles import IS_DOUBLE, LOW
+from sniff.tiles import IS_DOUBLE, LOW
 from tests.test_rules_play import make_deal, run
 
 

@@ -22,8 +22,8 @@ from analysis.stats.load import load_records
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.tdist import t975
 from analysis.stats.timing import Cell, Filters, rounds_facts, sniff_timing
-from service.engine import GreedyBot, Match, RandomBot, play_match, to_record
-from service.engine.facts import (
+from sniff import GreedyBot, Match, RandomBot, play_match, to_record
+from sniff.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,

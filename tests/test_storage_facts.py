@@ -18,11 +18,11 @@ from analysis.match_events import bot_match_events
 from analysis.remote import play_remote_match
 from analysis.stats.load import load_records
 from analysis.stats.store import FactsStore
-from service.engine import to_record
 from service.storage import EventLog, open_readonly
 from service.storage.events import to_rows
 from service.storage.facts import TABLES
 from service.storage.journal import Journal, journal_path
+from sniff import to_record
 from tests.service_helpers import serving
 from tests.test_stats_timing import bot_matches
 

@@ -18,11 +18,11 @@ import duckdb
 import pytest
 
 from analysis.match_events import EventRecorder, bot_match_events
-from service.engine import Deal, Phase, Tile
 from service.hub import Hub
 from service.storage import SCHEMA_VERSION, EventLog, LogEvent, open_readonly
 from service.storage import chain as chain_
 from service.storage.journal import Journal, journal_path
+from sniff import Deal, Phase, Tile
 from tests.storage_helpers import digest
 from tests.test_storage_migration import make_v1
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine import (
+from sniff import (
     AMERICAN,
     BERNDT,
     BRITISH,
@@ -22,8 +22,8 @@ from service.engine import (
     points_for,
     variant_named,
 )
-from service.engine.moves import MoveKind
-from service.engine.tiles import mask_of
+from sniff.moves import MoveKind
+from sniff.tiles import mask_of
 
 
 def counted(layout: Layout) -> list[tuple[str, int]]:

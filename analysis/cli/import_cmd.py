@@ -17,8 +17,8 @@ from analysis.cli.errors import Misuse, first_line
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
-from service.engine.facts import FactsRows
 from service.storage.facts import merged_facts
+from sniff.facts import FactsRows
 
 if TYPE_CHECKING:
     from service.storage.log import ImportLoad

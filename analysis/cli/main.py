@@ -48,7 +48,7 @@ def _kernel_unavailable(e: ImportError) -> NoReturn:
 
 
 def _is_kernel_choice(e: ImportError) -> bool:
-    """The ImportError that service.engine.playout raises for a SNIFF_KERNEL it cannot honour."""
+    """The ImportError that sniff.playout raises for a SNIFF_KERNEL it cannot honour."""
     return str(e).startswith("SNIFF_KERNEL=")
 
 
@@ -124,7 +124,7 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
     from importlib.metadata import version
 
     try:
-        from service.engine.playout import BACKEND
+        from sniff.playout import BACKEND
     except ImportError as e:
         if _is_kernel_choice(e):
             _kernel_unavailable(e)

@@ -74,7 +74,7 @@ target_option = click.option(
 
 def _seed_max() -> int:
     """Seeds are unsigned 64-bit numbers, as in the engine's deals and the service's CreateMatch."""
-    from service.engine.dealing import SEED_LIMIT
+    from sniff.dealing import SEED_LIMIT
 
     return SEED_LIMIT - 1
 
@@ -111,7 +111,7 @@ def check_seed_run(seed: int, count: int) -> None:
 
 @cache
 def _variant_option() -> Callable[[F], F]:
-    from service.engine import VARIANTS
+    from sniff import VARIANTS
 
     return click.option(
         "--variant",
@@ -153,7 +153,7 @@ result_format_option = click.option(
 
 
 def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    from service.engine import parse_bots
+    from sniff import parse_bots
 
     try:
         return parse_bots(value)
@@ -164,7 +164,7 @@ def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple
 def bots_option(default: str) -> Callable[[F], F]:
     """`--bots`: comma-separated bot names, one per seat (cycled) or one for all; checked
     here, in one place, for every command that plays bots."""
-    from service.engine.bots import BOTS
+    from sniff.bots import BOTS
 
     return click.option(
         "--bots",

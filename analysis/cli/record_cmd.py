@@ -9,6 +9,7 @@ from typing import TextIO
 
 import click
 
+from analysis.bot_matches import bot_records, seat_bots
 from analysis.cli.errors import Misuse
 from analysis.cli.options import (
     RECORD_MATCHES_MAX,
@@ -21,8 +22,7 @@ from analysis.cli.options import (
     target_option,
     variant_option,
 )
-from analysis.simulate import bot_records, seat_bots
-from service.engine import Match, Phase, make_bot, view
+from sniff import Match, Phase, make_bot, view
 
 
 @click.command()

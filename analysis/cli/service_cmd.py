@@ -73,8 +73,8 @@ def serve(
 
     Example: sniff serve --port 50051 --db sniff.duckdb
     """
-    from service.server import Tls, read_house_key
-    from service.server import serve as run
+    from service.rpc.server import Tls, read_house_key
+    from service.rpc.server import serve as run
 
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
@@ -132,7 +132,7 @@ def demo(
     """
     from analysis.logquery import query_service
     from analysis.remote import connect, play_remote_match
-    from service.server import create_server
+    from service.rpc.server import create_server
 
     check_seed_run(seed, count)
     try:

@@ -33,7 +33,7 @@ from analysis.cli.options import (
     workers_option,
 )
 from analysis.parallel import default_workers, ordered_map
-from analysis.simrun import (
+from analysis.simulate import (
     RUN_FILE,
     ChunkDone,
     RunSettings,
@@ -53,7 +53,7 @@ from analysis.simrun import (
 )
 
 if TYPE_CHECKING:
-    from service.engine.facts import FactsRows
+    from sniff.facts import FactsRows
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SIMULATE_MATCHES_MAX = 100_000_000
@@ -327,7 +327,7 @@ def _run(
                     play_chunk,
                     jobs,
                     min(workers, max(1, len(jobs))),
-                    ("analysis.simrun",),
+                    ("analysis.simulate",),
                     ignore_interrupts,
                 )
             with contextlib.closing(done):  # on an interruption: the running chunks finish

@@ -15,7 +15,7 @@ import click
 from analysis.cli.options import db_option, progress_option, workers_option
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS, Filters
-from service.engine import VARIANTS
+from sniff import VARIANTS
 
 F = TypeVar("F", bound=Callable[..., Any])
 

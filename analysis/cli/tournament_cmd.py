@@ -24,7 +24,7 @@ from analysis.cli.options import (
     workers_option,
 )
 from analysis.parallel import default_workers
-from service.engine import parse_bots
+from sniff import parse_bots
 
 _RESULT_COLUMNS = ("bot", "deals", "matches", "mean", "se", "ci_low", "ci_high")
 _RATING_COLUMNS = ("rating", "rating_low", "rating_high")

@@ -30,7 +30,7 @@ from typing import Final
 
 from analysis.replay.model import Placement
 from analysis.replay.rules import Orientation
-from service.engine.tiles import HIGH, IS_DOUBLE, LOW, Tile
+from sniff.tiles import HIGH, IS_DOUBLE, LOW, Tile
 
 Vec = tuple[float, float]
 

@@ -19,8 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from analysis.replay.rules import Orientation, new_layout, parse_move, sniff_orientation
-from service.engine import HAND_SIZE, Layout, MoveKind, Tile, points_for, team_of
-from service.engine.tiles import SET_SIZE
+from sniff import HAND_SIZE, Layout, MoveKind, Tile, points_for, team_of
+from sniff.tiles import SET_SIZE
 
 
 class ReplayError(ValueError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from service.engine import Layout, Move, SniffError, variant_named
+from sniff import Layout, Move, SniffError, variant_named
 
 Orientation = Literal["cross", "inline"]
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from analysis.replay.model import Placement, Replay, Step
 from analysis.replay.tally import tally_text
-from service.engine.tiles import HIGH, IS_DOUBLE, LOW
+from sniff.tiles import HIGH, IS_DOUBLE, LOW
 
 _SIDES_PLAIN = ("low", "high")
 _SIDES_DOUBLE = ("line_a", "line_b")

@@ -1,7 +1,7 @@
 """Per-move equity of a whole match: every decision analysed from the mover's own view.
 
 A **decision** is a turn at which the seat to play has more than one legal
-move. Each is analysed by `service.engine.rollout.equities` on the mover's
+move. Each is analysed by `sniff.rollout.equities` on the mover's
 `SeatView` at that point (rebuilt through the engine from the match's deals
 and actions; the analysis itself never sees the match), with the same
 number of rollouts per move and common random numbers.
@@ -29,9 +29,9 @@ from multiprocessing import get_context
 from typing import Any, Final
 
 from analysis.rollout.source import MatchSpec
-from service.engine import Deal, Move, view
-from service.engine.rollout import Equities, equities
-from service.engine.view import SeatView
+from sniff import Deal, Move, view
+from sniff.rollout import Equities, equities
+from sniff.view import SeatView
 
 LARGE_LOSS: Final = 5.0
 """Points of equity lost beyond which an error is flagged as large."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.engine import (
+from sniff import (
     Deal,
     MalformedRecord,
     Match,

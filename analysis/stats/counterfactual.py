@@ -7,7 +7,7 @@ to a late one, so the comparison mixes the timing with the deal. Here the
 deal is held fixed: at every Sniff decision (STATS.md §3) of the selected
 matches, the mover's position is rebuilt by replaying the match, and the
 rollout equities of its legal moves are estimated from the mover's own
-`SeatView` (service/engine/rollout.py: hidden tiles sampled from what the
+`SeatView` (sniff/rollout.py: hidden tiles sampled from what the
 seat saw, every move played out on the same samples and playout seeds).
 
 A decision's **gain** is the equity of the best move that makes the Sniff
@@ -45,10 +45,10 @@ from analysis.stats.load import Replayed
 from analysis.stats.store import FactsStore
 from analysis.stats.tdist import t975
 from analysis.stats.timing import BUCKETS, Cell
-from service.engine import Match, view
-from service.engine.facts import RoundRecorder
-from service.engine.rollout import equities
-from service.engine.tiles import IS_DOUBLE
+from sniff import Match, view
+from sniff.facts import RoundRecorder
+from sniff.rollout import equities
+from sniff.tiles import IS_DOUBLE
 
 CF_COLUMNS = ("cf_n", "cf_gain", "cf_ci_low", "cf_ci_high", "cf_agree")
 """The counterfactual columns added to each row of STATS.md §5's long form."""

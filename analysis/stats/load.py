@@ -14,8 +14,9 @@ from typing import Any
 
 from analysis.stats.sql import statement
 from analysis.stats.store import TABLES, FactsStore, StatsError
-from service.engine import Match, SniffError, replay
-from service.engine.facts import (
+from service.storage.facts import replay_events
+from sniff import Match, SniffError, replay
+from sniff.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,
@@ -23,8 +24,7 @@ from service.engine.facts import (
     empty_columns,
     facts_rows,
 )
-from service.engine.record import parse_record
-from service.storage.facts import replay_events
+from sniff.record import parse_record
 
 BATCH = 2_000
 """Matches per insert: large enough that DuckDB's per-insert cost does not show."""

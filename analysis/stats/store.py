@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from service.engine.facts import FactsRows
 from service.storage.facts import TABLES, facts_schema, insert_facts
+from sniff.facts import FactsRows
 
 
 class StatsError(Exception):

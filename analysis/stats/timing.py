@@ -15,7 +15,7 @@ from typing import Any
 from analysis.stats.sql import statement
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.tdist import t975
-from service.engine.facts import OUTCOMES
+from sniff.facts import OUTCOMES
 
 BUCKETS = ("lead", "1", "2", "3-4", "5-7", "8+", "none")
 """STATS.md's timing buckets, in report order."""

@@ -3,7 +3,7 @@
 
 -- name: macros
 -- STATS.md, Words: the timing bucket of a placement index (NULL: no Sniff). The value of a
--- round for a side comes with the facts (`value`: service/engine/facts.py side_value).
+-- round for a side comes with the facts (`value`: sniff/facts.py side_value).
 CREATE OR REPLACE TEMP MACRO timing_bucket(t) AS
     CASE
         WHEN t IS NULL THEN 'none'

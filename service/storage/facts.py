@@ -1,6 +1,6 @@
 """The facts of finished matches, stored in the log with their events (docs/schema.md, Facts).
 
-The facts the Sniff-timing statistics need (`service.engine.facts`) are computed by the
+The facts the Sniff-timing statistics need (`sniff.facts`) are computed by the
 engine once, by replaying a finished match, and written to `match_facts`, `round_facts`
 and `sniff_decisions` in the same DuckDB transaction as the match's `match_ended` event:
 
@@ -26,8 +26,8 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
-from service.engine import Deal, Match, Move, SniffError, Tile
-from service.engine.facts import (
+from sniff import Deal, Match, Move, SniffError, Tile
+from sniff.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
     ROUND_COLUMNS,

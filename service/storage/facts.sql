@@ -1,5 +1,5 @@
 -- The facts tables of the Sniff-timing statistics (STATS.md), one row per match, per round
--- and per Sniff decision, as `service.engine.facts.facts_rows` makes them. Computed once by
+-- and per Sniff decision, as `sniff.facts.facts_rows` makes them. Computed once by
 -- the engine when a match ends (service/storage/facts.py); every statistic is SQL over
 -- these typed columns. Part of the event log's schema (run after schema.sql for a new
 -- file; migrate_3_to_4.sql holds version 4's copy) and of the statistics' in-memory store.

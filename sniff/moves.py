@@ -11,9 +11,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final, cast
 
-from service.engine.errors import MoveNotationError, TileNotationError
-from service.engine.tiles import SET_SIZE, TILES, Tile
-from service.engine.variants import Orientation
+from sniff.errors import MoveNotationError, TileNotationError
+from sniff.tiles import SET_SIZE, TILES, Tile
+from sniff.variants import Orientation
 
 
 class Side(enum.IntEnum):

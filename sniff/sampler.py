@@ -41,12 +41,12 @@ from dataclasses import dataclass
 from functools import cache
 from math import comb
 
-from service.engine.layout import SLOT_VALUE, Layout, points_for
-from service.engine.match import Deal, Match, Phase
-from service.engine.moves import MoveKind
-from service.engine.rules import HAND_SIZE, team_of
-from service.engine.tiles import HIGH, LOW, SET_SIZE, TILES, Tile, tiles_of
-from service.engine.view import SeatView
+from sniff.layout import SLOT_VALUE, Layout, points_for
+from sniff.match import Deal, Match, Phase
+from sniff.moves import MoveKind
+from sniff.rules import HAND_SIZE, team_of
+from sniff.tiles import HIGH, LOW, SET_SIZE, TILES, Tile, tiles_of
+from sniff.view import SeatView
 
 Split = tuple[int, ...]
 """A count per entry class."""

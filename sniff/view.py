@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from service.engine.layout import CountedEnd, Layout, OpenSide, ends_after
-from service.engine.match import Match, Phase
-from service.engine.moves import Move
-from service.engine.rules import Seat
-from service.engine.tiles import TILES, Tile, tiles_of
-from service.engine.variants import SniffRule, Variant
+from sniff.layout import CountedEnd, Layout, OpenSide, ends_after
+from sniff.match import Match, Phase
+from sniff.moves import Move
+from sniff.rules import Seat
+from sniff.tiles import TILES, Tile, tiles_of
+from sniff.variants import SniffRule, Variant
 
 
 class SeatView(NamedTuple):

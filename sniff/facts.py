@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service.engine.match import Match, Phase, RoundLog
-from service.engine.moves import Move, Side
-from service.engine.rules import Seat
-from service.engine.tiles import BIT, IS_DOUBLE, LOW, SET_SIZE
+from sniff.match import Match, Phase, RoundLog
+from sniff.moves import Move, Side
+from sniff.rules import Seat
+from sniff.tiles import BIT, IS_DOUBLE, LOW, SET_SIZE
 
 PLAYED: Final = "played"
 HELD_SELF: Final = "held_self"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from service.engine.dealing import SEED_LIMIT, check_seed
+from sniff.dealing import SEED_LIMIT, check_seed
 
 MASK64: Final = (1 << 64) - 1
 BELOW_LIMIT: Final = 1 << 32

@@ -28,11 +28,11 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from service.bounds import MAX_TOKEN_LENGTH
 from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB, DEFAULT_MAX_LIVE_MATCHES
 from service.hub import Hub
+from service.rpc.bounds import MAX_TOKEN_LENGTH
 from service.rpc.gen.sniff.v1 import sniff_pb2, sniff_pb2_grpc
-from service.servicer import SniffServicer
+from service.rpc.servicer import SniffServicer
 from service.storage.log import EventLog
 
 log = logging.getLogger(__name__)

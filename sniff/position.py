@@ -20,15 +20,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from service.engine.errors import IllegalMove, SniffError
-from service.engine.layout import Layout
-from service.engine.match import Phase, legal_moves_of
-from service.engine.moves import Move, MoveKind
-from service.engine.rules import HAND_SIZE, SEAT_COUNTS, team_of
-from service.engine.sampler import ImpossibleView, Sampler, position_of
-from service.engine.tiles import BIT, NAMES, SET_SIZE, TILES, Tile
-from service.engine.variants import Variant
-from service.engine.view import SeatView, view
+from sniff.errors import IllegalMove, SniffError
+from sniff.layout import Layout
+from sniff.match import Phase, legal_moves_of
+from sniff.moves import Move, MoveKind
+from sniff.rules import HAND_SIZE, SEAT_COUNTS, team_of
+from sniff.sampler import ImpossibleView, Sampler, position_of
+from sniff.tiles import BIT, NAMES, SET_SIZE, TILES, Tile
+from sniff.variants import Variant
+from sniff.view import SeatView, view
 
 MAX_ACTIONS = 120
 """A round has at most 28 placements, 14 draws (2 seats) and a few passes per seat."""

@@ -3,8 +3,8 @@ imports."""
 
 from __future__ import annotations
 
-from service.engine.bots import Bot, GreedyBot, RandomBot, make_bot, parse_bots, play_match
-from service.engine.errors import (
+from sniff.bots import Bot, GreedyBot, RandomBot, make_bot, parse_bots, play_match
+from sniff.errors import (
     BadDeal,
     CannotDraw,
     CannotPass,
@@ -30,8 +30,8 @@ from service.engine.errors import (
     UnknownVariant,
     ValuesDoNotMatch,
 )
-from service.engine.layout import CountedEnd, Layout, OpenSide, points_for
-from service.engine.match import (
+from sniff.layout import CountedEnd, Layout, OpenSide, points_for
+from sniff.match import (
     ActionResult,
     Deal,
     LeaderChoice,
@@ -41,9 +41,9 @@ from service.engine.match import (
     RoundEndKind,
     legal_moves_of,
 )
-from service.engine.moves import DRAW, PASS, Move, MoveKind, Side
-from service.engine.record import MalformedRecord, MatchRecord, parse_record, replay, to_record
-from service.engine.rules import (
+from sniff.moves import DRAW, PASS, Move, MoveKind, Side
+from sniff.record import MalformedRecord, MatchRecord, parse_record, replay, to_record
+from sniff.rules import (
     HAND_SIZE,
     RULES_VERSION,
     TARGET,
@@ -51,8 +51,8 @@ from service.engine.rules import (
     team_of,
     winning_seats,
 )
-from service.engine.tiles import TILES, Tile
-from service.engine.variants import (
+from sniff.tiles import TILES, Tile
+from sniff.variants import (
     AMERICAN,
     BERNDT,
     BRITISH,
@@ -63,7 +63,7 @@ from service.engine.variants import (
     Variant,
     variant_named,
 )
-from service.engine.view import SeatView, view
+from sniff.view import SeatView, view
 
 __all__ = [
     "AMERICAN",

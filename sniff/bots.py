@@ -14,9 +14,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from service.engine.match import Match, Phase
-from service.engine.moves import Move
-from service.engine.view import view
+from sniff.match import Match, Phase
+from sniff.moves import Move
+from sniff.view import view
 
 
 class PlayerView(Protocol):
@@ -79,7 +79,7 @@ def greedy_choice(
 def _rollout_bot(seed: int | None = None) -> Bot:
     """The `rollout` bot (`rollout.py`), imported when first asked for: it brings the
     sampler and the playout kernel, which the reference bots do not need."""
-    from service.engine.rollout import RolloutBot
+    from sniff.rollout import RolloutBot
 
     return RolloutBot(seed)
 

@@ -29,21 +29,7 @@ import grpc
 import grpc.aio
 import pyarrow as pa
 
-from service import bounds, convert
 from service.analyses import AnalysisPool, analyse_position, analyse_view
-from service.engine import (
-    IllegalMove,
-    Layout,
-    MatchOver,
-    Move,
-    MoveKind,
-    NoRoundInPlay,
-    NotationError,
-    NotYourTurn,
-    Phase,
-    points_for,
-)
-from service.engine.rollout import DEFAULT_ROLLOUTS
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -55,13 +41,27 @@ from service.errors import (
     WrongHouseKey,
 )
 from service.hub import Hub, LiveMatch
+from service.rpc import bounds, convert
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from service.status import KNOWN_ERRORS, invalid_argument, to_status
+from service.rpc.status import KNOWN_ERRORS, invalid_argument, to_status
 from service.storage._base import QueryInterrupt
 from service.storage.events import COLUMNS, arrow_schema
 from service.storage.imports import BadImport
 from service.storage.log import Imported
+from sniff import (
+    IllegalMove,
+    Layout,
+    MatchOver,
+    Move,
+    MoveKind,
+    NoRoundInPlay,
+    NotationError,
+    NotYourTurn,
+    Phase,
+    points_for,
+)
+from sniff.rollout import DEFAULT_ROLLOUTS
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")

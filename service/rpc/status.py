@@ -14,20 +14,6 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.engine import (
-    BadDeal,
-    IllegalMove,
-    MatchOver,
-    MissingOrientation,
-    NoRoundInPlay,
-    NotationError,
-    NotYourTurn,
-    RoundInPlay,
-    UnexpectedOrientation,
-)
-from service.engine.position import ImpossiblePosition
-from service.engine.rollout import BadBudget
-from service.engine.sampler import ImpossibleView
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -42,6 +28,20 @@ from service.errors import (
 )
 from service.storage.errors import QueryError, ReadOnlyViolation, StorageError
 from service.storage.imports import BadImport
+from sniff import (
+    BadDeal,
+    IllegalMove,
+    MatchOver,
+    MissingOrientation,
+    NoRoundInPlay,
+    NotationError,
+    NotYourTurn,
+    RoundInPlay,
+    UnexpectedOrientation,
+)
+from sniff.position import ImpossiblePosition
+from sniff.rollout import BadBudget
+from sniff.sampler import ImpossibleView
 
 DOMAIN = "sniff.v1"
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from service.engine.dealing import check_seed, lot, shuffled_tiles
-from service.engine.errors import (
+from sniff.dealing import check_seed, lot, shuffled_tiles
+from sniff.errors import (
     BadDeal,
     CannotDraw,
     CannotPass,
@@ -26,9 +26,9 @@ from service.engine.errors import (
     RoundInPlay,
     TileNotInHand,
 )
-from service.engine.layout import SLOT_VALUE, Layout, points_for
-from service.engine.moves import DRAW, PASS, Move, MoveKind
-from service.engine.rules import (
+from sniff.layout import SLOT_VALUE, Layout, points_for
+from sniff.moves import DRAW, PASS, Move, MoveKind
+from sniff.rules import (
     HAND_SIZE,
     SEAT_COUNTS,
     TARGET,
@@ -37,7 +37,7 @@ from service.engine.rules import (
     team_count,
     team_of,
 )
-from service.engine.tiles import (
+from sniff.tiles import (
     BIT,
     HIGH,
     IS_DOUBLE,
@@ -49,7 +49,7 @@ from service.engine.tiles import (
     pips_of,
     tiles_of,
 )
-from service.engine.variants import AMERICAN, Variant, variant_named
+from sniff.variants import AMERICAN, Variant, variant_named
 
 
 class Phase(enum.Enum):

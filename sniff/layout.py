@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from service.engine.errors import (
+from sniff.errors import (
     LeadExpected,
     MissingOrientation,
     NoSuchOpenSide,
@@ -22,8 +22,8 @@ from service.engine.errors import (
     UnexpectedOrientation,
     ValuesDoNotMatch,
 )
-from service.engine.moves import SIDE_COUNT, Move, MoveKind, Side, place_move
-from service.engine.tiles import (
+from sniff.moves import SIDE_COUNT, Move, MoveKind, Side, place_move
+from sniff.tiles import (
     BIT,
     FULL_SET,
     HIGH,
@@ -35,7 +35,7 @@ from service.engine.tiles import (
     TILES,
     Tile,
 )
-from service.engine.variants import AMERICAN, VARIANTS, SniffRule, Variant
+from sniff.variants import AMERICAN, VARIANTS, SniffRule, Variant
 
 # Enum members as module constants for the hot paths (reading `Side.HIGH` as a class
 # attribute costs about 100 ns in Python 3.11).

@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from service.engine.errors import NotationError, SniffError, UnknownVariant
-from service.engine.match import Deal, Match, Phase, RoundLog
-from service.engine.moves import MOVES_BY_TEXT, Move
-from service.engine.rules import RULES_VERSION, SEAT_COUNTS, TARGET
-from service.engine.tiles import NAMES, TILES_BY_NAME, Tile
-from service.engine.variants import AMERICAN, Variant, variant_named
+from sniff.errors import NotationError, SniffError, UnknownVariant
+from sniff.match import Deal, Match, Phase, RoundLog
+from sniff.moves import MOVES_BY_TEXT, Move
+from sniff.rules import RULES_VERSION, SEAT_COUNTS, TARGET
+from sniff.tiles import NAMES, TILES_BY_NAME, Tile
+from sniff.variants import AMERICAN, Variant, variant_named
 
 FORMAT = RULES_VERSION
 """The format American matches are written in (`american-sniff/1`)."""

@@ -40,15 +40,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from service.engine import playout
-from service.engine.errors import SniffError
-from service.engine.match import Deal, Phase
-from service.engine.moves import Move, MoveKind
-from service.engine.playout import POLICIES, PlayoutState, Policy
-from service.engine.rules import team_count
-from service.engine.sampler import Sampler
-from service.engine.tiles import BIT
-from service.engine.view import SeatView
+from sniff import playout
+from sniff.errors import SniffError
+from sniff.match import Deal, Phase
+from sniff.moves import Move, MoveKind
+from sniff.playout import POLICIES, PlayoutState, Policy
+from sniff.rules import team_count
+from sniff.sampler import Sampler
+from sniff.tiles import BIT
+from sniff.view import SeatView
 
 MIN_ROLLOUTS: Final = 2
 """A standard error needs two samples."""

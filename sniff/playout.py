@@ -45,16 +45,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
-from service.engine.dealing import check_seed
-from service.engine.errors import IllegalMove, NoRoundInPlay, SniffError
-from service.engine.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
-from service.engine.match import Match, Phase, legal_moves_of
-from service.engine.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
-from service.engine.prng import Xoshiro256
-from service.engine.rules import SEAT_COUNTS, deduction, team_count, team_of
-from service.engine.tiles import BIT, FULL_SET, SET_SIZE, pips_of
-from service.engine.variants import VARIANTS, Orientation, Variant, variant_named
-from service.engine.view import SeatView
+from sniff.dealing import check_seed
+from sniff.errors import IllegalMove, NoRoundInPlay, SniffError
+from sniff.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
+from sniff.match import Match, Phase, legal_moves_of
+from sniff.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
+from sniff.prng import Xoshiro256
+from sniff.rules import SEAT_COUNTS, deduction, team_count, team_of
+from sniff.tiles import BIT, FULL_SET, SET_SIZE, pips_of
+from sniff.variants import VARIANTS, Orientation, Variant, variant_named
+from sniff.view import SeatView
 
 SCORE_LIMIT: Final = 1 << 30
 """Targets and scores stay within +-2**30 (the kernel's ints)."""
@@ -592,7 +592,7 @@ def _python_rollouts(
 # -- the kernel and the public calls ------------------------------------------------
 
 try:
-    from service.engine import _kernel
+    from sniff import _kernel
 except ImportError:  # not built: the reference plays every playout
     _kernel = None  # type: ignore[assignment]
 
@@ -612,7 +612,7 @@ _FORCED: Final = os.environ.get("SNIFF_KERNEL", "").strip().lower()
 if _FORCED not in ("", "c", "python"):
     raise ImportError(f"SNIFF_KERNEL={_FORCED!r}: use 'c' or 'python' (or leave it unset)")
 if _FORCED == "c" and _kernel is None:
-    raise ImportError("SNIFF_KERNEL=c but the playout kernel service.engine._kernel is not built")
+    raise ImportError("SNIFF_KERNEL=c but the playout kernel sniff._kernel is not built")
 
 KERNEL_AVAILABLE: Final = _kernel is not None
 """True when the compiled kernel is importable (whatever `BACKEND` says)."""
@@ -625,7 +625,7 @@ def _backend(backend: str | None) -> str:
     if chosen not in ("c", "python"):
         raise ValueError(f"backend {backend!r}: use 'c' or 'python'")
     if chosen == "c" and _kernel is None:
-        raise RuntimeError("the playout kernel service.engine._kernel is not built")
+        raise RuntimeError("the playout kernel sniff._kernel is not built")
     return chosen
 
 

@@ -15,7 +15,7 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
-from service.engine.errors import UnknownVariant
+from sniff.errors import UnknownVariant
 
 
 class Orientation(enum.Enum):

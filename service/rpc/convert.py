@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from service.engine import (
+from service.hub import OBSERVER, ApplyOutcome, Logged, Proof
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from service.storage.chain import MatchSecrets
+from sniff import (
     CountedEnd,
     Deal,
     LeaderChoice,
@@ -23,13 +26,10 @@ from service.engine import (
     TileNotationError,
     winning_seats,
 )
-from service.engine.rollout import Equities
-from service.engine.rules import TARGET
-from service.engine.tiles import TILES
-from service.engine.variants import VARIANTS, Orientation, Variant
-from service.hub import OBSERVER, ApplyOutcome, Logged, Proof
-from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from service.storage.chain import MatchSecrets
+from sniff.rollout import Equities
+from sniff.rules import TARGET
+from sniff.tiles import TILES
+from sniff.variants import VARIANTS, Orientation, Variant
 
 _PHASES = {
     Phase.AWAITING_DEAL: pb.MATCH_PHASE_AWAITING_DEAL,

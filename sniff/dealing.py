@@ -41,7 +41,7 @@ from hashlib import sha256
 from itertools import chain
 from typing import Final
 
-from service.engine.tiles import SET_SIZE
+from sniff.tiles import SET_SIZE
 
 DOMAIN: Final = b"sniff/rng/v1"
 SEED_LIMIT: Final = 1 << 64

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from service.engine.errors import TileNotationError
+from sniff.errors import TileNotationError
 
 Pips = int
 """A half's value, 0..6."""

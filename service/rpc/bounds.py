@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from service.engine.dealing import SEED_LIMIT
 from service.errors import BadArgument
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from sniff.dealing import SEED_LIMIT
 
 MIN_TARGET: Final = 5
 """The smallest target: one scoring placement's worth."""

@@ -918,7 +918,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_kernel",
-    "The compiled playout kernel (see service/engine/playout.py).", -1, methods,
+    "The compiled playout kernel (see sniff/playout.py).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
