@@ -280,8 +280,12 @@ def audit_log(
             list_matches(source, list(heads))  # every head names a match of the log
         if started is not None:
             started(len(counts))
+        salvaged = salvaged_matches(source)
         chunks = read_chunks(source, counts, heads, bool(named))
-        audited = ordered_map(_audit_chunk, chunks, workers, preload=(__name__,))
+        audited = (
+            [_with_salvages(r, salvaged) for r in results]
+            for results in ordered_map(_audit_chunk, chunks, workers, preload=(__name__,))
+        )
         if not named:
             for results in audited:
                 yield from results
@@ -295,6 +299,30 @@ def audit_log(
                 progress(len(results))
         for match_id in named:
             yield by_id[match_id]
+
+
+def salvaged_matches(source: LogSource) -> dict[str, list[str]]:
+    """For each match a salvage named, why its events may be incomplete (none if never).
+
+    A log salvaged from a damaged journal (`sniff recover --salvage`) may lack
+    acknowledged events that no check of the rest can see: a match still in
+    play then ends where its chain ends and looks whole.
+    """
+    if not source.query(_sql("has_salvages")).column(0)[0].as_py():
+        return {}
+    found: dict[str, list[str]] = {}
+    for row in source.query(_sql("salvaged")).to_pylist():
+        found.setdefault(row["match_id"], []).append(
+            f"the log was salvaged at {row['salvaged_at']} from a journal damaged at byte"
+            f" {row['damaged_at']} (kept at {row['journal']}): events of this match may be lost"
+        )
+    return found
+
+
+def _with_salvages(result: AuditResult, salvaged: Mapping[str, list[str]]) -> AuditResult:
+    for reason in salvaged.get(result.id, ()):
+        result.problems.append(Problem(None, None, "salvaged", reason))
+    return result
 
 
 def _audit_chunk(chunk: Chunk) -> list[AuditResult]:

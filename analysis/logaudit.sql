@@ -67,3 +67,16 @@ SELECT
 FROM events_all
 WHERE list_contains(string_split($1, chr(31)), match_id)
 ORDER BY match_id, seq;
+
+-- name: has_salvages
+-- Whether the log was ever salvaged from a damaged journal: the salvages table
+-- (service/storage/salvage.sql) exists only in such a log.
+SELECT count(*) FROM duckdb_tables() WHERE table_name = 'salvages' AND schema_name = 'main';
+
+-- name: salvaged
+-- Each match named by a salvage, with when, where the damage was, and where the
+-- damaged journal was kept.
+SELECT unnest(match_ids) AS match_id, CAST(salvaged_at AS VARCHAR) AS salvaged_at,
+       damaged_at, journal
+FROM salvages
+ORDER BY salvaged_at;

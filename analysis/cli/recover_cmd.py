@@ -17,7 +17,12 @@ class _NotALog(click.ClickException):
 
 @click.command()
 @db_option
-def recover(db_path: str) -> None:
+@click.option(
+    "--salvage",
+    is_flag=True,
+    help="Over a damaged journal: load its intact records, move it aside, record the loss.",
+)
+def recover(db_path: str, salvage: bool) -> None:
     """Load a leftover journal into the event log file and upgrade its schema.
 
     A service that stopped without closing its log (a crash, a kill, a power
@@ -29,11 +34,20 @@ def recover(db_path: str) -> None:
 
     It changes the file: to keep evidence as it is, run it on a copy.
 
+    A journal damaged before its last record (not a write cut short by the
+    crash, which was never acknowledged) would lose acknowledged events:
+    recover then refuses, names the byte where the damage starts and how
+    many intact records follow, and changes nothing. With --salvage it loads
+    every intact record that continues its match, moves the damaged journal
+    aside (DB.journal.damaged-TIME, kept whole), and records in the log
+    which matches may have lost events; `sniff audit --db` reports them.
+
     Example: sniff recover --db sniff.duckdb
     """
     from service.storage import (
         SCHEMA_VERSION,
         EventLog,
+        JournalDamaged,
         LogLocked,
         SchemaVersionError,
         StorageError,
@@ -50,7 +64,9 @@ def recover(db_path: str) -> None:
             " which loads its own journal: nothing to recover"
         )
     try:
-        log = EventLog(path)
+        log = EventLog(path, salvage=salvage)
+    except JournalDamaged as e:
+        raise _NotALog(str(e)) from None
     except LogLocked as e:
         raise click.ClickException(f"{e}: stop that process first") from None
     except (SchemaVersionError, StorageError) as e:
@@ -59,7 +75,15 @@ def recover(db_path: str) -> None:
         opening = log.opening
     finally:
         log.close()
-    if opening.journal_rows:
+    salvaged = opening.salvaged
+    if salvaged is not None:
+        click.echo(
+            f"{path}: salvaged a journal damaged at byte {salvaged.damaged_at}:"
+            f" loaded {salvaged.loaded} intact records, {salvaged.unloadable} could not be"
+            f" loaded; {len(salvaged.match_ids)} matches may have lost events"
+            f" (sniff audit --db reports them); the journal is kept at {salvaged.moved_to}"
+        )
+    elif opening.journal_rows:
         click.echo(
             f"{path}: loaded {opening.loaded_rows} journal rows"
             f" ({opening.journal_rows - opening.loaded_rows} were already in the file)"

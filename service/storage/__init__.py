@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ._base import Params, ReadAccess, read_only_statement
 from .errors import (
     DuplicateEvent,
+    JournalDamaged,
     LogClosed,
     LogFull,
     LogLocked,
@@ -41,6 +42,7 @@ __all__ = [
     "DuplicateEvent",
     "EventKind",
     "EventLog",
+    "JournalDamaged",
     "LogClosed",
     "LogEvent",
     "LogFull",

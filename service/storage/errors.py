@@ -98,3 +98,26 @@ class ReadOnlyViolation(StorageError):
 
 class QueryError(StorageError):
     """A read-only query that DuckDB could not parse, bind or run."""
+
+
+class JournalDamaged(StorageError):
+    """A journal record before its last is damaged: acknowledged events may be lost.
+
+    A torn last record (a crash mid-write) was never acknowledged and is
+    dropped without a word; this is anything else. The log refuses to open
+    over it and leaves the journal as it is for forensics; `sniff recover
+    --salvage` loads the intact records, moves the journal aside and records
+    the loss in the log (`salvages`).
+    """
+
+    def __init__(self, path: object, offset: int, records_after: int, records_before: int) -> None:
+        self.path = path
+        self.offset = offset
+        self.records_after = records_after
+        self.records_before = records_before
+        super().__init__(
+            f"{path}: journal damaged at byte {offset}, with {records_after} intact"
+            f" record{'' if records_after == 1 else 's'} after it; nothing was loaded and the"
+            " journal is kept as it is: `sniff recover --salvage` loads the intact records"
+            " and records the loss"
+        )

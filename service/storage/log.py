@@ -69,7 +69,15 @@ import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
 from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
-from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
+from .errors import (
+    DuplicateEvent,
+    JournalDamaged,
+    LogClosed,
+    LogFull,
+    SequenceError,
+    SequenceGap,
+    StorageError,
+)
 from .events import (
     COLUMNS,
     EventRow,
@@ -86,7 +94,7 @@ from .events import (
 from .facts import Facts, facts_of, fill_missing_facts, insert_facts, match_ids_of
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
-from .journal import Journal, fsync_dir, journal_path, read_journal
+from .journal import Journal, JournalScan, fsync_dir, journal_path, scan_journal
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
 
@@ -133,6 +141,25 @@ class Opening:
     """Rows a leftover journal held (a service that stopped without closing)."""
     loaded_rows: int
     """Of those, the rows DuckDB lacked and now holds."""
+    salvaged: Salvaged | None = None
+    """What salvaging a damaged journal did, when it was asked for and needed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Salvaged:
+    """A damaged journal salvaged into the log (one row of `salvages`)."""
+
+    moved_to: Path
+    """Where the damaged journal now is, kept whole for forensics."""
+    damaged_at: int
+    """The byte offset of its first damage."""
+    loaded: int
+    """Intact records the log lacked and now holds."""
+    unloadable: int
+    """Intact records after the damage that could not be loaded: their match's
+    sequence has a hole where the damaged records were."""
+    match_ids: tuple[str, ...]
+    """Every match that may have lost events."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +255,15 @@ class EventLog(ReadAccess):
     `events_for`, ...) see every event acknowledged before they began.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, sync: bool = True) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, sync: bool = True, salvage: bool = False
+    ) -> None:
         """Open (or create) the log at `path`.
+
+        A journal damaged before its last record raises JournalDamaged before
+        any file is touched; with `salvage` its intact records are loaded
+        instead, the journal is moved aside and the loss is recorded
+        (`_salvage`): an explicit choice, never a default.
 
         With `sync` (the default) an acknowledged append has been fdatasync-ed
         and survives a power loss; without it, an acknowledged append is in
@@ -239,6 +273,12 @@ class EventLog(ReadAccess):
         absolute, self._key = realpath_key(path)
         claim(self._key, write=True)
         try:
+            # Before anything is written: a damaged journal refuses the open and stays as it is.
+            scan = scan_journal(journal_path(absolute))
+            if scan.damaged_at is not None and not salvage:
+                raise JournalDamaged(
+                    journal_path(absolute), scan.damaged_at, len(scan.after or ()), len(scan.rows)
+                )
             con = connect(absolute, read_only=False)
         except BaseException:
             release(self._key, write=True)
@@ -249,9 +289,14 @@ class EventLog(ReadAccess):
             private_temp_dir(absolute)
             with owner_only():
                 found = open_schema(con, absolute)
-                pending = read_journal(journal_path(absolute))
-                loaded = _load_journal(con, journal_path(absolute), pending)
-            self.opening = Opening(found, len(pending), loaded)
+                if scan.damaged_at is None:
+                    salvaged = None
+                    loaded = _load_journal(con, journal_path(absolute), scan.rows)
+                else:
+                    salvaged = _salvage(con, journal_path(absolute), scan)
+                    loaded = salvaged.loaded
+            journal_rows = len(scan.rows) + len(scan.after or ())
+            self.opening = Opening(found, journal_rows, loaded, salvaged)
             next_seq = {
                 str(match_id): int(seq)
                 for match_id, seq in con.execute(_sql.query("next_seq_of_unfinished")).fetchall()
@@ -847,3 +892,63 @@ def _load_journal(con: duckdb.DuckDBPyConnection, path: Path, rows: list[EventRo
     with open(path, "r+b") as handle:
         handle.truncate(0)
     return len(missing)
+
+
+def _salvage(con: duckdb.DuckDBPyConnection, path: Path, scan: JournalScan) -> Salvaged:
+    """Load a damaged journal's intact records, record the loss, move the journal aside.
+
+    Only records that continue their match's gap-free sequence are loaded (a
+    match is rebuilt by replaying its events in order; one with a hole cannot
+    be); the rest are counted. The load and its `salvages` row commit in one
+    transaction before the journal is renamed: a crash in between leaves the
+    damaged journal where it was, and salvaging again loads nothing twice.
+    """
+    assert scan.damaged_at is not None
+    candidates = unloaded_rows(con, [*scan.rows, *(scan.after or ())])
+    next_seq = {str(m): int(n) for m, n in con.execute(_sql.query("next_seq_of_all")).fetchall()}
+    in_play = {str(m) for m, _ in con.execute(_sql.query("next_seq_of_unfinished")).fetchall()}
+    kept: list[EventRow] = []
+    for row in sorted(candidates, key=lambda r: (str(r[0]), int(r[1]))):
+        if row[1] == next_seq.get(row[0], 0):
+            kept.append(row)
+            next_seq[row[0]] = row[1] + 1
+    touched = sorted(in_play | {str(row[0]) for row in (*scan.rows, *(scan.after or ()))})
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    moved_to = path.with_name(f"{path.name}.damaged-{stamp}")
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if kept:
+            kept, chained = chain_journal_rows(con, kept)
+            insert_rows(con, kept)
+            if chained:
+                _insert_arrow(
+                    con, "set_chained_at_migration", "_chained_at_migration", chained_table(chained)
+                )
+        con.execute(_sql.script("salvage.sql"))
+        con.execute(
+            _sql.query("insert_salvage"),
+            {
+                "journal": str(moved_to),
+                "damaged_at": scan.damaged_at,
+                "loaded": len(kept),
+                "unloadable": len(candidates) - len(kept),
+                "match_ids": touched,
+            },
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        raise
+    os.replace(path, moved_to)
+    fsync_dir(path.parent)
+    _log.warning(
+        "salvaged %s: loaded %d intact records, %d could not be loaded; the journal is at %s",
+        path,
+        len(kept),
+        len(candidates) - len(kept),
+        moved_to,
+    )
+    return Salvaged(
+        moved_to, scan.damaged_at, len(kept), len(candidates) - len(kept), tuple(touched)
+    )

@@ -196,3 +196,8 @@ FROM events_all
 WHERE list_contains($match_ids, match_id)
   AND kind IN ('match_created', 'round_dealt', 'action')
 ORDER BY match_id, seq;
+
+-- name: insert_salvage
+-- One salvaged journal (salvage.sql): where it went, where it was damaged, what was loaded.
+INSERT INTO salvages (journal, damaged_at, loaded, unloadable, match_ids)
+VALUES ($journal, $damaged_at, $loaded, $unloadable, $match_ids);
