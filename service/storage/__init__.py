@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._base import Params, ReadAccess, read_only_statement
 from .errors import (
+    DamagedLog,
     DuplicateEvent,
     JournalDamaged,
     LogClosed,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KINDS",
     "SCHEMA_VERSION",
+    "DamagedLog",
     "DuplicateEvent",
     "EventKind",
     "EventLog",

@@ -121,3 +121,12 @@ class JournalDamaged(StorageError):
             " journal is kept as it is: `sniff recover --salvage` loads the intact records"
             " and records the loss"
         )
+
+
+class DamagedLog(StorageError):
+    """The log file itself is damaged (cut short): refused before anything is written.
+
+    DuckDB would open it and answer queries from zeros where the missing
+    blocks were; a writer would write into it. Nothing can be saved here
+    that a copy of the file would not save better.
+    """

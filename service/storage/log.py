@@ -94,6 +94,7 @@ from .events import (
 from .facts import Facts, facts_of, fill_missing_facts, insert_facts, match_ids_of
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
+from .integrity import check_whole
 from .journal import Journal, JournalScan, fsync_dir, journal_path, scan_journal
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
@@ -279,6 +280,12 @@ class EventLog(ReadAccess):
                 raise JournalDamaged(
                     journal_path(absolute), scan.damaged_at, len(scan.after or ()), len(scan.rows)
                 )
+            if absolute.exists():  # a damaged file is refused before the first byte is written
+                first = connect(absolute, read_only=True)
+                try:
+                    check_whole(first, absolute)
+                finally:
+                    first.close()
             con = connect(absolute, read_only=False)
         except BaseException:
             release(self._key, write=True)

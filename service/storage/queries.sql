@@ -201,3 +201,9 @@ ORDER BY match_id, seq;
 -- One salvaged journal (salvage.sql): where it went, where it was damaged, what was loaded.
 INSERT INTO salvages (journal, damaged_at, loaded, unloadable, match_ids)
 VALUES ($journal, $damaged_at, $loaded, $unloadable, $match_ids);
+
+-- name: database_blocks
+-- The block size and the number of blocks the open file's header counts (integrity.py).
+SELECT block_size, total_blocks
+FROM pragma_database_size()
+WHERE database_name = current_database();

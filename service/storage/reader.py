@@ -36,6 +36,7 @@ from .events import (
     settings_rows,
     settings_to_arrow,
 )
+from .integrity import check_whole
 from .journal import journal_path, read_journal
 from .migrate import check_readable, stored_version
 
@@ -63,6 +64,7 @@ class LogReader(ReadAccess):
             release(self._key, write=False)
             raise
         try:
+            check_whole(con, absolute)
             check_readable(stored_version(con), absolute)
             pending = unloaded_rows(con, read_journal(journal_path(absolute)))
             self._overlay: tuple[str, dict[str, pa.Table]] | None = None
