@@ -152,10 +152,10 @@ def record_of(work: MatchWork) -> dict[str, Any]:
                     for s, score in enumerate(scores)
                 ]
         elif kind == "round_ended" and rounds:
-            claims = rounds[-1]["claims"]
-            claims["end"] = detail["end"]
-            claims["deductions"] = detail["deductions"]
-            claims["scores"] = detail["scores"]
+            round_claims = rounds[-1]["claims"]
+            round_claims["end"] = detail["end"]
+            round_claims["deductions"] = detail["deductions"]
+            round_claims["scores"] = detail["scores"]
             scores = list(detail["scores"])
         elif kind == "match_ended":
             ended = detail

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -111,7 +112,7 @@ def _errors() -> Iterator[None]:
 
 
 @contextmanager
-def _sink(output: str | None) -> Iterator[object]:
+def _sink(output: str | None) -> Iterator[_Out | TextIO]:
     """Standard output, or the file: written beside it and renamed when complete."""
     if output is None:
         yield _Out()

@@ -17,8 +17,7 @@ from analysis.cli.errors import Misuse, first_line
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
-from service.storage.facts import merged_facts
-from sniff.facts import FactsRows
+from service.storage.facts import Facts, merged_facts
 
 if TYPE_CHECKING:
     from service.storage.log import ImportLoad
@@ -88,7 +87,7 @@ def import_(
         with interrupts, ExitStack() as stack:
             loader = _Loader(db_path, tls_ca, stack)
 
-            def held_load(table: pa.Table, facts: FactsRows) -> None:
+            def held_load(table: pa.Table, facts: Facts) -> None:
                 with interrupts.held():
                     loader.add(table, facts)
 
@@ -150,10 +149,10 @@ class _Loader:
         self.db_path, self.tls_ca, self.stack = db_path, tls_ca, stack
         self.direct = find_owner(db_path) is None
         self.tables: list[pa.Table] = []
-        self.facts: list[FactsRows] = []
+        self.facts: list[Facts] = []
         self.loading: ImportLoad | None = None
 
-    def add(self, table: pa.Table, facts: FactsRows) -> None:
+    def add(self, table: pa.Table, facts: Facts) -> None:
         from service.storage import StorageError
 
         if self.direct and self.loading is None:
@@ -205,7 +204,7 @@ class _Loader:
 
 
 def _load(
-    db_path: str, table: pa.Table, tls_ca: str | None, facts: FactsRows | None = None
+    db_path: str, table: pa.Table, tls_ca: str | None, facts: Facts | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Write the rows through the service that holds the log, or into the file itself, with
     the matches' facts in the same transaction (a service replays them itself)."""

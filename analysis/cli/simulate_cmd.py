@@ -8,7 +8,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -319,7 +319,7 @@ def _run(
         with interrupts:
             for chunk in sorted(on_disk - loaded):
                 load(chunk)
-            done: Iterator[ChunkDone]
+            done: Generator[ChunkDone, None, None]
             if ray_address is not None:
                 done = ray_map(ray_address, jobs, workers)
             else:
