@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -243,7 +243,3 @@ def _merge(partition: Path, table: pa.Table, ids: Sequence[str]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def summary_counts(written: Sequence[Written]) -> Mapping[str, int]:
-    return {w.view: w.rows for w in written}
