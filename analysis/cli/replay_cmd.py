@@ -45,9 +45,9 @@ def _one_line(e: Exception) -> click.ClickException | None:
     """
     from analysis.logquery import NoLog
     from analysis.replay.model import ReplayError
-    from analysis.replay.rules import UnknownVariant
     from analysis.replay.source import MatchNotFound
     from service.storage import LogLocked, SchemaVersionError, StorageError
+    from sniff import UnknownVariant
 
     if isinstance(e, NoLog | SchemaVersionError | MatchNotFound | UnknownVariant):
         return CommandError(str(e))
