@@ -13,7 +13,7 @@ from typing import TextIO
 
 import click
 
-from analysis.cli.audit_cmd import _log_errors as _read_errors
+from analysis.cli.audit_cmd import log_read_errors
 from analysis.cli.errors import Misuse
 from analysis.cli.options import db_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
@@ -102,7 +102,7 @@ def export(
 def _errors() -> Iterator[None]:
     from analysis.export import InPlay
 
-    with _read_errors():
+    with log_read_errors():
         try:
             yield
         except InPlay as e:

@@ -16,7 +16,7 @@ import click
 import pyarrow as pa
 
 from analysis.cli.errors import Misuse
-from analysis.cli.import_cmd import _one_line
+from analysis.cli.import_cmd import db_error_line
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import (
     bots_option,
@@ -78,7 +78,7 @@ class _Sink:
             except LogLocked:
                 continue
             except (StorageError, OSError) as e:
-                raise Misuse(_one_line(db_path, e)) from None
+                raise Misuse(db_error_line(db_path, e)) from None
         raise Misuse(f"{db_path} is held by a process that does not advertise a service")
 
     def stored_ids(self, run: str) -> list[str]:
@@ -110,7 +110,7 @@ class _Sink:
                 self.owner, table.drop_columns(["logged_at"]), tls_ca=self.tls_ca
             )
         except StorageError as e:
-            raise Misuse(_one_line(self.db_path, e)) from None
+            raise Misuse(db_error_line(self.db_path, e)) from None
         except Exception as e:  # the service's refusal
             details = getattr(e, "details", None)
             if callable(details):
