@@ -28,7 +28,6 @@ import contextlib
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Generator, Iterable
@@ -240,12 +239,6 @@ class ChunkDone:
     events: int
     cpu_s: float
     """CPU seconds the worker spent on the chunk (play, events, file)."""
-
-
-def ignore_interrupts() -> None:
-    """A worker's start: Ctrl-C reaches the whole process group, but the command's own
-    process decides what an interruption stops, and lets the chunks being played finish."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
