@@ -68,7 +68,8 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
-from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
+from .access import ReadAccess
+from .connect import claim, connect, realpath_key, release
 from .errors import DuplicateEvent, LogClosed, LogFull, SequenceError, SequenceGap, StorageError
 from .events import (
     COLUMNS,
@@ -86,7 +87,7 @@ from .events import (
 from .facts import Facts, facts_of, fill_missing_facts, insert_facts, match_ids_of
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
-from .journal import Journal, fsync_dir, journal_path, read_journal
+from .journal import Journal, fsync_dir, journal_path, read_journal, unloaded_rows
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
 
@@ -478,7 +479,7 @@ class EventLog(ReadAccess):
         return advanced
 
     def _next_seq_in_file(self, match_id: str) -> int:
-        next_seq = scalar(self._wcur, "next_seq_of", {"match_id": match_id})
+        next_seq = _sql.scalar(self._wcur, "next_seq_of", {"match_id": match_id})
         return int(next_seq) if next_seq is not None else 0
 
     def _load_due(self) -> bool:

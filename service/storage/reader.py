@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from . import _sql
-from ._base import ReadAccess, claim, connect, realpath_key, release, unloaded_rows
+from .access import ReadAccess
+from .connect import claim, connect, realpath_key, release
 from .errors import StorageError
 from .events import (
     explicitly_dealt,
@@ -36,7 +37,7 @@ from .events import (
     settings_rows,
     settings_to_arrow,
 )
-from .journal import journal_path, read_journal
+from .journal import journal_path, read_journal, unloaded_rows
 from .migrate import check_readable, stored_version
 
 __all__ = ["LogReader", "open_readonly"]
