@@ -10,6 +10,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def test_a_failed_directory_sync_during_a_load_does_not_kill_the_writer(
     assert done, "a read hangs: its flush was never answered"
     assert not failures, "the load did not sync the new WAL's directory"
     for name in ("b", "c", "d"):
-        done, result = run(lambda name=name: log.append([created(name)]))
+        done, result = run(partial(log.append, [created(name)]))
         assert done, "an append hangs: no writer is left to lead"
         assert result is None
     done, count = run(log.count)
