@@ -21,7 +21,7 @@ import duckdb
 
 if TYPE_CHECKING:
     # Imported where used: `query_rows` and the service's own reads need no Arrow.
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 from . import _sql
 from ._sql import Params
@@ -147,7 +147,7 @@ class ReadAccess:
         reach outside it, QueryError for a statement DuckDB rejects or one
         still running after `timeout` seconds.
         """
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow as pa
 
         statement = self._read_only(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
@@ -228,7 +228,7 @@ class ReadAccess:
         timeout: float | None,
         interrupt: QueryInterrupt | None,
     ) -> Iterator[pa.RecordBatch]:
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow as pa
 
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             if interrupt is not None:

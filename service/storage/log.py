@@ -58,8 +58,8 @@ from pathlib import Path
 from typing import Final
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
-import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _sql
 from .access import ReadAccess

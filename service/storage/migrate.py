@@ -35,7 +35,7 @@ from .events import HASH, EventRow
 
 if TYPE_CHECKING:
     # Imported where used: reading a file's version (every open) needs neither.
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 SCHEMA_VERSION: Final = 4
 """The schema version this code writes; schema.sql creates exactly this one."""
@@ -92,7 +92,7 @@ def chain_legacy_events(con: duckdb.DuckDBPyConnection) -> None:
 
 def chained_table(counts: dict[str, int]) -> pa.Table:
     """(match_id, chained): how many leading events of each match have a legacy chain."""
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     return pa.table(
         {
@@ -135,7 +135,7 @@ def _write_hashes(
 ) -> None:
     if not ids:
         return
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     table = pa.table(
         {

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 if TYPE_CHECKING:
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 from . import _sql
 from .access import ReadAccess
@@ -68,7 +68,7 @@ class LogReader(ReadAccess):
             pending = unloaded_rows(con, read_journal(journal_path(absolute)))
             self._overlay: tuple[str, dict[str, pa.Table]] | None = None
             if pending:
-                import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+                import pyarrow as pa
 
                 catalog = str(con.execute(_sql.query("current_database")).fetchall()[0][0])
                 tables = {
