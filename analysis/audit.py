@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from analysis.parallel import chunked, ordered_map
 from sniff import (
@@ -161,6 +161,17 @@ class _Auditor:
             f"{match.target}: it is unfinished"
         )
 
+    def stop_after_end(self, r: int, k: int) -> NoReturn:
+        """Stop at action k of round r, given after the round or the match had ended."""
+        match = self.match
+        if match.phase is Phase.OVER:
+            self.problem(r, k, "after_win", f"the match was already over: {match.result_text()}")
+            raise _Stop
+        end = match.history[-1].end
+        assert end is not None
+        self.problem(r, k, "after_round_end", f"the round had already ended ({end.kind.value})")
+        raise _Stop
+
     def audit_round(self, r: int, rnd: RecordRound) -> None:
         match = self.match
         if match.phase is Phase.OVER:
@@ -181,17 +192,7 @@ class _Auditor:
         playing = Phase.PLAYING
         for k, move in enumerate(rnd.actions):
             if match.phase is not playing:
-                if match.phase is Phase.OVER:
-                    self.problem(
-                        r, k, "after_win", f"the match was already over: {match.result_text()}"
-                    )
-                    raise _Stop
-                end = match.history[-1].end
-                assert end is not None
-                self.problem(
-                    r, k, "after_round_end", f"the round had already ended ({end.kind.value})"
-                )
-                raise _Stop
+                self.stop_after_end(r, k)
             if before is not None:
                 before()
             try:

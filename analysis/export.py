@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -152,10 +152,10 @@ def record_of(work: MatchWork) -> dict[str, Any]:
                     for s, score in enumerate(scores)
                 ]
         elif kind == "round_ended" and rounds:
-            claims = rounds[-1]["claims"]
-            claims["end"] = detail["end"]
-            claims["deductions"] = detail["deductions"]
-            claims["scores"] = detail["scores"]
+            round_claims = rounds[-1]["claims"]
+            round_claims["end"] = detail["end"]
+            round_claims["deductions"] = detail["deductions"]
+            round_claims["scores"] = detail["scores"]
             scores = list(detail["scores"])
         elif kind == "match_ended":
             ended = detail
@@ -243,7 +243,3 @@ def _merge(partition: Path, table: pa.Table, ids: Sequence[str]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def summary_counts(written: Sequence[Written]) -> Mapping[str, int]:
-    return {w.view: w.rows for w in written}

@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -56,6 +56,19 @@ MATCHES_PER_CHUNK = 100
 Row = tuple[Any, ...]
 """An event as logaudit.sql selects it: the events_all columns up to `detail` (as JSON text),
 then `hash`."""
+# A row's first ten columns: the event's fields that `chain.canonical` takes before its detail.
+Fields = tuple[
+    str,
+    int,
+    str,
+    int | None,
+    int | None,
+    int | None,
+    str | None,
+    str | None,
+    int | None,
+    int | None,
+]
 _HASH = 11
 
 
@@ -65,6 +78,7 @@ _TILES_BY_NAME = {str(t): t for t in TILES}
 def _tile(text: object) -> Tile:
     """A tile from the log's notation (canonical there; any other form the slow way)."""
     found = _TILES_BY_NAME.get(text) if isinstance(text, str) else None
+    # Tile.parse refuses a value that is not text with its own error, as the audit wants.
     return found if found is not None else Tile.parse(text)  # type: ignore[arg-type]
 
 
@@ -491,7 +505,8 @@ class _MatchAudit:
         recomputed_heads: set[str] = set()
         linked = chain.linker(secret)
         for row, detail in zip(rows, self.details, strict=True):
-            content = chain.canonical(*row[:10], None if row[10] is None else detail, checked=False)
+            fields = cast(Fields, row[:10])
+            content = chain.canonical(*fields, None if row[10] is None else detail, checked=False)
             stored = bytes(row[_HASH])
             # Up to the first break the recomputed chain is the stored one, so one
             # link checks this event against the previous one's stored hash.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
@@ -42,7 +42,7 @@ def ordered_map(
     workers: int,
     preload: tuple[str, ...] = (),
     initializer: Callable[[], object] | None = None,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """`fn(chunk)` for every chunk, in order; in `workers` processes when more than one.
 
     `fn` must be a module-level function (it is pickled by name) and chunks

@@ -28,10 +28,9 @@ import contextlib
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -146,9 +145,10 @@ def chunk_path(run_dir: Path, chunk: int) -> Path:
 
 def facts_paths(run_dir: Path, chunk: int) -> tuple[Path, Path, Path]:
     """The chunk's facts rows, one file per facts table (written before the chunk file)."""
-    return tuple(  # type: ignore[return-value]
+    matches, rounds, decisions = (
         run_dir / f"facts-{chunk:05d}.{table}.parquet" for table in FACTS_FILES
     )
+    return matches, rounds, decisions
 
 
 FACTS_FILES = ("matches", "rounds", "decisions")
@@ -197,7 +197,7 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
     columns: list[list[Any]] = [[] for _ in COLUMNS]
     facts = new_rows()
     for i in settings.chunk_range(chunk):
-        recorder = _played(settings, i, players)
+        recorder = _played(settings, i, players, ColumnRecorder)
         for column, values in zip(columns, recorder.columns(), strict=True):
             column += values
         facts_rows(
@@ -212,9 +212,7 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
     return columns_to_arrow(columns), facts
 
 
-def _played(
-    settings: RunSettings, i: int, players: list[str], recorder_type: type[R] = ColumnRecorder
-) -> R:
+def _played(settings: RunSettings, i: int, players: list[str], recorder_type: type[R]) -> R:
     """Match i of the run, played by its bots (as `analysis.match_events.bot_match` plays),
     recorded by `recorder_type` (a test passes the plain `EventRecorder`)."""
     recorder = recorder_type(
@@ -241,12 +239,6 @@ class ChunkDone:
     events: int
     cpu_s: float
     """CPU seconds the worker spent on the chunk (play, events, file)."""
-
-
-def ignore_interrupts() -> None:
-    """A worker's start: Ctrl-C reaches the whole process group, but the command's own
-    process decides what an interruption stops, and lets the chunks being played finish."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
@@ -292,7 +284,7 @@ def chunks_in_log(settings: RunSettings, stored_ids: Iterable[str]) -> set[int]:
 
 def ray_map(
     address: str, jobs: list[tuple[str, dict[str, Any], int]], workers: int
-) -> Iterator[ChunkDone]:
+) -> Generator[ChunkDone, None, None]:
     """`play_chunk` for every job as Ray tasks, yielded as they finish."""
     import ray
 

@@ -129,9 +129,9 @@ def main() -> None:
     print(f"{args.matches:,} matches (seats 2, 3, 4), median of {args.runs} runs, whole command")
     print(f"{'what':<10}{'workers':>8}{'matches/s':>12}")
     for key, rate in figures.items():
-        label, workers = key.split("/")
-        verdict = "" if int(workers) != cores else ("  OK" if rate >= TARGET else "  BELOW target")
-        print(f"{label:<10}{workers:>8}{rate:>12,.0f}{verdict}")
+        what, count = key.split("/")
+        verdict = "" if int(count) != cores else ("  OK" if rate >= TARGET else "  BELOW target")
+        print(f"{what:<10}{count:>8}{rate:>12,.0f}{verdict}")
     print(f"target: {TARGET:,.0f} matches/s on {cores} cores")
 
 

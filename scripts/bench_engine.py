@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from sniff import VARIANTS, Match, Move, Phase, RandomBot, play_match, view
 
@@ -322,6 +323,7 @@ def profile_rows(matches: int, top: int) -> tuple[float, int, int, float, list[P
     seconds, _, rounds, actions = play(2, matches)
     profiler.disable()
     stats = pstats.Stats(profiler, stream=io.StringIO())
+    # total_tt and stats are pstats' undocumented attributes, absent from its stubs.
     total = stats.total_tt  # type: ignore[attr-defined]
     ranked = sorted(
         stats.stats.items(),  # type: ignore[attr-defined]
@@ -354,6 +356,17 @@ def profile(matches: int, top: int) -> int:
             f"{r.cumtime_s:9.3f}  {r.function}  [{r.where}]"
         )
     return 0
+
+
+class Sizes(TypedDict):
+    """A run's sizes: `measure`'s and `bench`'s arguments."""
+
+    matches: int
+    runs: int
+    sample_matches: int
+    per_match: int
+    reps: int
+    apply_reps: int
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -409,8 +422,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(doc))
         return 0
     if args.quick:
-        sizes = {"matches": 20, "runs": 2, "sample_matches": 3, "per_match": 10, "reps": 20}
-        sizes["apply_reps"] = 10
+        sizes: Sizes = {
+            "matches": 20,
+            "runs": 2,
+            "sample_matches": 3,
+            "per_match": 10,
+            "reps": 20,
+            "apply_reps": 10,
+        }
     else:
         sizes = {
             "matches": args.matches,

@@ -28,12 +28,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_audit import cached
 
 from analysis.importer import prepare
 from analysis.parallel import default_workers
+from scripts.bench_audit import cached
 from service.storage import EventLog
 
 TARGET = 100_000.0

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -237,6 +238,17 @@ SNIFF_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECOD
 (PYTHONDONTWRITEBYTECODE would have each run compile the project's modules anew)."""
 
 
+def whole_replay_text(db: str, match_id: str) -> str:
+    """`sniff replay MATCH` in-process: the whole match as text."""
+    replay = load_replay(db, match_id)
+    return replay_text(replay, replay.steps)
+
+
+def whole_replay_json(db: str, match_id: str) -> list[dict[str, Any]]:
+    """`sniff replay MATCH --format json` in-process: every step as JSON."""
+    return [step.to_json() for step in load_replay(db, match_id).steps]
+
+
 def sniff(*args: str) -> None:
     command = [str(Path(sys.executable).parent / "sniff"), *args]
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=SNIFF_ENV)
@@ -269,34 +281,34 @@ def main() -> None:
         cases: list[tuple[str, Callable[[], object], tuple[str, ...]]] = [
             (
                 "sniff matches (newest 50)",
-                lambda db=db: list_matches(db, MatchFilter(limit=50)),
+                partial(list_matches, db, MatchFilter(limit=50)),
                 ("matches", "--db", db),
             ),
             (
                 "sniff matches --seats 3 --finished",
-                lambda db=db: list_matches(db, MatchFilter(seats=3, finished=True, limit=50)),
+                partial(list_matches, db, MatchFilter(seats=3, finished=True, limit=50)),
                 ("matches", "--db", db, "--seats", "3", "--finished"),
             ),
             (
                 "sniff replay MATCH (text, whole match)",
-                lambda db=db, m=match_id: replay_text((rp := load_replay(db, m)), rp.steps),
+                partial(whole_replay_text, db, match_id),
                 ("replay", match_id, "--db", db),
             ),
             (
                 "sniff replay MATCH --format json",
-                lambda db=db, m=match_id: [s.to_json() for s in load_replay(db, m).steps],
+                partial(whole_replay_json, db, match_id),
                 ("replay", match_id, "--db", db, "--format", "json"),
             ),
             (
                 "sniff query (matches by seats)",
-                lambda db=db: query_log_values(db, QUERY_SQL),
+                partial(query_log_values, db, QUERY_SQL),
                 ("query", QUERY_SQL, "--db", db),
             ),
         ]
         for what, work, argv in cases:
             inproc, cpu = median_time(work, args.runs)
             sniff(*argv)  # once untimed: the bytecode cache and the file's pages, as in use
-            sub, _ = median_time(lambda argv=argv: sniff(*argv), args.runs)
+            sub, _ = median_time(partial(sniff, *argv), args.runs)
             if path == indexed and argv[0] != "query":
                 worst = max(worst, inproc)
                 worst_sub = max(worst_sub, sub)

@@ -65,7 +65,7 @@ from analysis.logquery import table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.storage import find_owner
-from sniff import Match, Move, Phase, RandomBot
+from sniff import Match, Move, Phase, RandomBot, view
 
 AIM_P50_RATIO = 1.5
 AIM_THROUGHPUT_RATIO = 0.70
@@ -96,6 +96,7 @@ def serve_null_log(address: str) -> int:
     """The real server (`service.rpc.server.serve`) with no event log (`--serve-null-log`)."""
     from service.rpc.server import serve
 
+    # NullLog has only the methods of EventLog that the server calls, not its type.
     return serve(address, "none", event_log=NullLog())  # type: ignore[arg-type]
 
 
@@ -347,7 +348,7 @@ def apply_worker(
                         raise MirrorMismatch(f"seed {seed}: round {local.round_index} differs")
                     continue
                 seat = local.turn
-                move: Move = bot.choose(local)
+                move: Move = bot.choose(view(local, seat))
                 apply_request = pb.ApplyMoveRequest(
                     match_id=created.match_id,
                     token=tokens[seat],
@@ -413,7 +414,7 @@ def time_parts(workdir: Path, actions: int, seats: int) -> dict[str, float]:
         "convert.apply_response (reply message)": [],
         "Move.parse (request notation)": [],
     }
-    hub = Hub(NullLog())  # type: ignore[arg-type]
+    hub = Hub(NullLog())  # type: ignore[arg-type]  # EventLog's methods that Hub calls
     clock = time.perf_counter_ns
     seed = 7_000_000
     done = 0
@@ -428,7 +429,7 @@ def time_parts(workdir: Path, actions: int, seats: int) -> dict[str, float]:
                 local.deal()
                 continue
             seat = local.turn
-            move = bot.choose(local)
+            move = bot.choose(view(local, seat))
             text = str(move)
             t0 = clock()
             Move.parse(text)
@@ -633,7 +634,7 @@ def heavy_queries(
                     pass
                 out["finished"] += 1
             except grpc.RpcError as exc:
-                code = exc.code().name  # type: ignore[attr-defined]
+                code = exc.code().name
                 out[code] = out.get(code, 0) + 1
 
 
@@ -685,9 +686,12 @@ def summarize_query_load(results: list[QueryLoadResult]) -> bool:
     print("=" * 100)
     print(f"ApplyMove, 1 client, fsync on, idle vs under heavy queries: {len(results)} run(s)")
     print(f"  {'':<22} {'p50 us':>22} {'p99 us':>22}")
-    for label, pick in (("idle", lambda r: r.idle), ("while a query runs", lambda r: r.loaded)):
-        p50 = med([pick(r).p50 for r in results])
-        p99 = med([pick(r).p99 for r in results])
+    for label, phases in (
+        ("idle", [r.idle for r in results]),
+        ("while a query runs", [r.loaded for r in results]),
+    ):
+        p50 = med([m.p50 for m in phases])
+        p99 = med([m.p99 for m in phases])
         print(f"  {label:<22} {p50:>22} {p99:>22}")
     ratio = med([r.loaded.p99 / r.idle.p99 for r in results])
     p50_ratio = med([r.loaded.p50 / r.idle.p50 for r in results])
@@ -727,6 +731,12 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
 
     def ph(r: RunResult, label: str, kind: str, n: int) -> Measured | None:
         return r.phases.get((label, kind, n))
+
+    def p50(r: RunResult, label: str, kind: str) -> float:
+        """A 1-client phase's p50, which every run measures."""
+        measured = ph(r, label, kind, 1)
+        assert measured is not None, (label, kind)
+        return measured.p50
 
     def vals(label: str, kind: str, n: int, f: Callable[[Measured], float]) -> list[float]:
         out = []
@@ -800,7 +810,7 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
             return med([f(r) for r in runs])
 
         print("\nwhere the 1-client Apply p50 goes (us; per-run differences, then the median):")
-        print(f"  {'empty RPC p50':<58} {column(lambda r: ph(r, main, 'empty', 1).p50):>16}")
+        print(f"  {'empty RPC p50':<58} {column(lambda r: p50(r, main, 'empty')):>16}")
         print(
             f"  {'Apply over empty, no log (servicer, hub, engine, messages)':<58} "
             f"{column(lambda r: excess(r, 'no log')):>16}"
@@ -814,13 +824,10 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
                 f"  {'+ event log on disk instead (WAL fsync, dir fsync)':<58} "
                 f"{column(lambda r: excess(r, main) - excess(r, 'log on tmpfs')):>16}"
             )
-        print(
-            f"  {'= Apply p50, log on disk':<58} "
-            f"{column(lambda r: ph(r, main, 'apply', 1).p50):>16}"
-        )
+        print(f"  {'= Apply p50, log on disk':<58} {column(lambda r: p50(r, main, 'apply')):>16}")
 
         def log_share(r: RunResult) -> float:
-            return 100 * (excess(r, main) - excess(r, "no log")) / ph(r, main, "apply", 1).p50
+            return 100 * (excess(r, main) - excess(r, "no log")) / p50(r, main, "apply")
 
         print(f"  {'the event log, share of Apply p50 on disk (%)':<58} {column(log_share):>16}")
 

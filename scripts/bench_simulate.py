@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def recording_share(matches: int, seed: int) -> tuple[float, float]:
 
     from analysis.column_events import ColumnRecorder
     from service.storage.chain import CHAIN_DOMAIN, row_content
-    from sniff import Match, Phase
+    from sniff import Match, Move, Phase
 
     played = [bot_match(2, seed + i, BOTS) for i in range(matches)]
     scripts = [[log.actions for log in m.history] for m in played]
@@ -78,6 +79,8 @@ def recording_share(matches: int, seed: int) -> tuple[float, float]:
     def replay(recorded: bool) -> float:
         start = time.process_time()
         for i, rounds in enumerate(scripts):
+            deal: Callable[[], object]
+            apply: Callable[[Move], object]
             if recorded:
                 rec = ColumnRecorder(f"b-{i}", 2, seed=seed + i, first_deal=False)
                 deal, apply, match = rec.deal, rec.apply, rec.match

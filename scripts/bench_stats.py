@@ -35,8 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.stats.store import TABLES, FactsStore  # noqa: E402
+from analysis.stats.store import FactsStore  # noqa: E402
 from analysis.stats.timing import Filters, sniff_timing  # noqa: E402
+from service.storage.facts import TABLES  # noqa: E402
 from sniff import Match, make_bot, play_match  # noqa: E402
 from sniff.facts import (  # noqa: E402
     DECISION_COLUMNS,

@@ -16,7 +16,7 @@ bash scripts/install_browser.sh
 echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-echo "== mypy (strict on the engine)"
+echo "== mypy (strict on every hand-written module)"
 .venv/bin/mypy
 echo "== generated protobuf code is fresh"
 .venv/bin/python scripts/gen_proto.py --check

@@ -1,4 +1,4 @@
-"""One exception type per cause, all `ValueError`s.
+"""One exception type per cause, all `ValueError`s (but the playout's choice of kernel).
 
 A move that cannot be read is a different error from a move that is read
 but illegal here; the service maps each class to a status code and an audit
@@ -149,3 +149,11 @@ class MatchOver(IllegalMove):
     """Acting after the match was won (§8)."""
 
     kind = "after_win"
+
+
+class KernelChoiceError(ImportError):
+    """SNIFF_KERNEL names a playout kernel this install cannot give (`sniff.playout`).
+
+    An ImportError, raised while `sniff.playout` is imported: a misconfigured
+    environment, not bad input, so not a `SniffError`.
+    """

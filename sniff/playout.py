@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from sniff.dealing import check_seed
-from sniff.errors import IllegalMove, NoRoundInPlay, SniffError
+from sniff.errors import IllegalMove, KernelChoiceError, NoRoundInPlay, SniffError
 from sniff.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
 from sniff.match import Match, Phase, legal_moves_of
 from sniff.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
@@ -610,9 +610,9 @@ if _kernel is not None:
 
 _FORCED: Final = os.environ.get("SNIFF_KERNEL", "").strip().lower()
 if _FORCED not in ("", "c", "python"):
-    raise ImportError(f"SNIFF_KERNEL={_FORCED!r}: use 'c' or 'python' (or leave it unset)")
+    raise KernelChoiceError(f"SNIFF_KERNEL={_FORCED!r}: use 'c' or 'python' (or leave it unset)")
 if _FORCED == "c" and _kernel is None:
-    raise ImportError("SNIFF_KERNEL=c but the playout kernel sniff._kernel is not built")
+    raise KernelChoiceError("SNIFF_KERNEL=c but the playout kernel sniff._kernel is not built")
 
 KERNEL_AVAILABLE: Final = _kernel is not None
 """True when the compiled kernel is importable (whatever `BACKEND` says)."""

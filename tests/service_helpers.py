@@ -45,7 +45,7 @@ class Stub(sniff_pb2_grpc.SniffServiceStub):
     """A client stub that also holds the service's query token, for reading the log."""
 
     def __init__(self, channel: grpc.Channel, query_token: str = "") -> None:
-        super().__init__(channel)
+        super().__init__(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
         self.query_token = query_token
 
 
@@ -150,7 +150,9 @@ def _sniff_serve() -> list[str] | None:
     return [str(sniff), "serve"]
 
 
-def wait_serving(address: str, deadline: float = 30.0, proc: subprocess.Popen[Any] | None = None):
+def wait_serving(
+    address: str, deadline: float = 30.0, proc: subprocess.Popen[Any] | None = None
+) -> None:
     """Wait until the health service says SERVING; fail after `deadline` seconds."""
     end = time.monotonic() + deadline
     with grpc.insecure_channel(address) as channel:
@@ -241,7 +243,7 @@ def rpc_error(call: Callable[..., Any], request: Message, **kwargs: Any) -> grpc
 
 def error_info(exc: grpc.RpcError) -> error_details_pb2.ErrorInfo:
     """The google.rpc.ErrorInfo detail of a failed call (asserting there is exactly one)."""
-    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    status = rpc_status.from_call(exc)
     assert status is not None, "the error carries no google.rpc.Status"
     infos = []
     for detail in status.details:
@@ -294,9 +296,10 @@ def total_events(stub: Stub) -> int:
 
 
 def state(stub: Stub, match_id: str, token: str) -> pb.MatchState:
-    return stub.GetState(
+    reply: pb.GetStateResponse = stub.GetState(
         pb.GetStateRequest(match_id=match_id, token=token), timeout=RPC_TIMEOUT
-    ).state
+    )
+    return reply.state
 
 
 # -- tiles and moves -----------------------------------------------------------------------
@@ -313,7 +316,7 @@ def keys(tiles: Any) -> set[TileKey]:
 def tiles_in(msg: Message) -> Iterator[TileKey]:
     """Every Tile message anywhere inside `msg`, found by walking its set fields."""
     if msg.DESCRIPTOR is pb.Tile.DESCRIPTOR:
-        yield tile_key(msg)  # type: ignore[arg-type]
+        yield tile_key(msg)
         return
     for fd, value in msg.ListFields():
         if fd.message_type is None:
@@ -379,7 +382,8 @@ def create(stub: Stub, seats: int, seed: int, target: int | None = None) -> pb.C
     request = pb.CreateMatchRequest(seat_count=seats, seed=seed)
     if target is not None:
         request.target = target
-    return stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+    created: pb.CreateMatchResponse = stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+    return created
 
 
 def play_step(
@@ -412,7 +416,7 @@ def play_step(
             request.notation = move.notation
         else:
             request.move.CopyFrom(move)
-        reply = stub.ApplyMove(request, timeout=RPC_TIMEOUT)
+        reply: pb.ApplyMoveResponse = stub.ApplyMove(request, timeout=RPC_TIMEOUT)
         assert reply.move_count == st.move_count + 1
         assert reply.move.notation == move.notation
         return reply

@@ -1,6 +1,7 @@
 """Shared parts of the storage tests: events to append, and a way to form one group commit.
 
-Everything here goes through the event log's public API.
+Everything here goes through the event log's public API, except `group_commit`, which
+holds the commit lock to line appends up.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from pathlib import Path
 
-from service.storage import EventLog, LogEvent, SequenceGap
+from service.storage import EventLog, LogEvent
 
 TIMEOUT = 10.0
 REPO = Path(__file__).resolve().parents[1]
@@ -41,44 +44,51 @@ def ended(match_id: str, seq: int) -> LogEvent:
 
 
 @contextmanager
-def writer_parked(log: EventLog) -> Iterator[None]:
-    """Hold the log's writer thread until the block ends: batches queued meanwhile
-    form one group commit.
+def group_commit(log: EventLog) -> Iterator[Callable[[Sequence[LogEvent]], Future[None]]]:
+    """The service's way to a group commit, made deterministic: appends from several
+    threads while a commit holds the log's commit lock queue, in order, and the next
+    commit takes them all as one group.
 
-    A future's done-callbacks run on the writer thread, so a callback that
-    waits parks it. The batch it hangs on is refused (a gap in a match no one
-    uses), so the log is unchanged. Should the writer answer before the
-    callback is attached, the callback runs at once in this thread, does not
-    wait, and the next try parks it.
+    The block holds the commit lock as a commit in progress would, and yields
+    `append`: it starts `log.append(events)` in a thread of its own and returns
+    once the batch is queued (or was refused before the queue), with a future of
+    that append's outcome. When the block ends the lock is released as a commit
+    releases it, which hands the queue to the writer thread: one group commit.
     """
-    me = threading.get_ident()
-    parked = threading.Event()
-    release = threading.Event()
-    here: list[bool] = []
+    threads: list[threading.Thread] = []
 
-    def park(_: object) -> None:
-        if threading.get_ident() == me:
-            here.append(True)  # the writer answered before the callback was attached
-            return
-        parked.set()
-        release.wait(TIMEOUT)
+    def queued() -> int:
+        with log._cond:
+            return len(log._queue)
 
-    futures = []
+    def append(events: Sequence[LogEvent]) -> Future[None]:
+        outcome: Future[None] = Future()
+
+        def run() -> None:
+            try:
+                log.append(events)
+            except BaseException as exc:
+                outcome.set_exception(exc)
+            else:
+                outcome.set_result(None)
+
+        before = queued()
+        thread = threading.Thread(target=run, daemon=True)
+        threads.append(thread)
+        thread.start()
+        deadline = time.monotonic() + TIMEOUT
+        while queued() == before and not outcome.done():
+            assert time.monotonic() < deadline, "the append was never queued"
+            time.sleep(0.001)
+        return outcome
+
+    log._commit_lock.acquire()
     try:
-        for _ in range(100):
-            here.clear()
-            future = log.append_async([LogEvent("parking", 1, "action")])
-            futures.append(future)
-            future.add_done_callback(park)
-            if not here:
-                assert parked.wait(TIMEOUT), "the writer never answered"
-                break
-        else:
-            raise AssertionError("could not park the writer thread")
-        yield
+        yield append
     finally:
-        release.set()
-    assert all(isinstance(f.exception(TIMEOUT), SequenceGap) for f in futures)
+        log._release()
+        for thread in threads:
+            thread.join(TIMEOUT)
 
 
 def digest(path: Path) -> str | None:

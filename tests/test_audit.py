@@ -132,11 +132,13 @@ def test_placement_whose_values_do_not_match() -> None:
         if move.kind.name != "PLACE":
             return False
         t = move.tile
+        assert t is not None
         return any(o.value not in (t.low, t.high) for o in match.layout.target_sides())
 
     record, r, k, match = find_action(2, wrong_side)
     move = Move.parse(record["rounds"][r]["actions"][k])
     t = move.tile
+    assert t is not None
     side = next(o for o in match.layout.target_sides() if o.value not in (t.low, t.high))
     record["rounds"][r]["actions"][k] = f"{t}@{side.tile}:{side.side}"
     problem = only_problem(record)

@@ -52,7 +52,7 @@ def only_problem(record: object) -> dict[str, Any]:
 
 
 def makes_sniff(match: Match, move: Move) -> bool:
-    return move.is_placement and IS_DOUBLE[move.tile] and match.layout.sniff < 0
+    return move.tile is not None and IS_DOUBLE[move.tile] and match.layout.sniff < 0
 
 
 @pytest.mark.parametrize("variant", ["american", "stubby", "berndt", "british"])

@@ -91,7 +91,7 @@ def content_of(event: dict[str, Any]) -> bytes:
         "points",
         "ends_sum",
     )
-    return chain.canonical(*(event[k] for k in keys), detail)
+    return chain.canonical(**{k: event[k] for k in keys}, detail=detail)
 
 
 # -- the vectors ------------------------------------------------------------------
@@ -153,7 +153,7 @@ json_values = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(detail=st.dictionaries(st.text(max_size=8), json_values, max_size=5), seq=st.integers(0, 99))
 def test_any_detail_encodes_as_the_page_says(detail: dict[str, Any], seq: int) -> None:
-    fields = {
+    fields: dict[str, Any] = {
         "match_id": "m\u00e9",
         "seq": seq,
         "kind": "action",
@@ -165,7 +165,7 @@ def test_any_detail_encodes_as_the_page_says(detail: dict[str, Any], seq: int) -
         "points": 10,
         "ends_sum": -3,
     }
-    ours = chain.canonical(*fields.values(), detail)
+    ours = chain.canonical(**fields, detail=detail)
     assert ours == page_value({**fields, "detail": detail}).encode("utf-8")
     assert json.loads(ours) == {**fields, "detail": detail}
 
@@ -195,7 +195,7 @@ def test_an_event_without_detail_encodes_as_the_page_says_whatever_its_values(
     encodes every one) is the page's encoding, also for values it must leave to the
     encoder (a move that is not text, a drawn tile logged as a number)."""
     round_, action_index, seat, points, ends_sum = ints
-    fields = {
+    fields: dict[str, Any] = {
         "match_id": match_id,
         "seq": seq,
         "kind": kind,
@@ -207,7 +207,7 @@ def test_an_event_without_detail_encodes_as_the_page_says_whatever_its_values(
         "points": points,
         "ends_sum": ends_sum,
     }
-    ours = chain.canonical(*fields.values(), None)
+    ours = chain.canonical(**fields, detail=None)
     assert ours == page_value({**fields, "detail": None}).encode("utf-8")
 
 

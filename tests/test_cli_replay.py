@@ -12,6 +12,7 @@ import sys
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -42,7 +43,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sample_log(tmp_path_factory.mktemp("log") / "log.duckdb")
 
 
-def jsonl(text: str) -> list[dict[str, object]]:
+def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -68,8 +69,8 @@ def test_matches_lists_every_match_newest_first_with_its_result(db: Path) -> Non
     for r in rows:
         assert r["rounds"] >= 1
         if r["finished"]:
-            assert len(r["scores"]) == r["seats"]  # type: ignore[arg-type]
-            assert max(r["scores"]) == r["scores"][r["winner"]]  # type: ignore[index]
+            assert len(r["scores"]) == r["seats"]
+            assert max(r["scores"]) == r["scores"][r["winner"]]
 
 
 def test_matches_rounds_count_the_logged_deals(db: Path) -> None:
@@ -100,7 +101,7 @@ def test_matches_filters(db: Path, args: list[str], expected: set[str]) -> None:
 def test_matches_winner_filter_takes_either_partner_in_a_four_seat_match(db: Path) -> None:
     _, out, _ = run("matches", "--db", str(db), "--format", "jsonl")
     four = next(r for r in jsonl(out) if r["match_id"] == "four-seats")
-    partner = (int(four["winner"]) + 2) % 4  # type: ignore[call-overload]
+    partner = (int(four["winner"]) + 2) % 4
     for seat in (four["winner"], partner):
         _, out, _ = run("matches", "--db", str(db), "--format", "jsonl", "--winner", str(seat))
         assert "four-seats" in {r["match_id"] for r in jsonl(out)}
@@ -228,7 +229,7 @@ def test_replay_hides_drawn_tiles_unless_revealed(db: Path) -> None:
     revealed = [s for s in jsonl(out) if s["kind"] == "draw"]
     assert all(re.fullmatch(r"\d-\d", str(s["drawn"])) for s in revealed)
     firsts = [s for s in jsonl(out) if "round_start" in s]
-    assert all(len(s["round_start"]["hands"]) == 2 for s in firsts)  # type: ignore[index]
+    assert all(len(s["round_start"]["hands"]) == 2 for s in firsts)
 
 
 def test_reveal_of_a_match_in_play_says_the_tiles_stay_hidden(db: Path) -> None:
@@ -257,10 +258,10 @@ def test_replay_json_has_one_object_per_action_with_the_steps_figures(db: Path) 
         assert s["move"] == move
         if s["kind"] in ("lead", "place"):
             assert (s["points"], s["ends_sum"]) == (points, ends_sum)
-            assert s["ends_sum"] == sum(c["value"] for c in s["counted_ends"])  # type: ignore[union-attr]
+            assert s["ends_sum"] == sum(c["value"] for c in s["counted_ends"])
         assert set(s) >= {"round", "action", "seat", "open_sides", "counted_ends", "scores"}
     logged_ends = [s["round_end"] for s in steps if "round_end" in s]
-    assert [(e["round"], e["pips"], e["deductions"], e["scores"]) for e in logged_ends] == [  # type: ignore[index]
+    assert [(e["round"], e["pips"], e["deductions"], e["scores"]) for e in logged_ends] == [
         tuple(row) for row in ends
     ]
     assert steps[-1]["winner"] is not None

@@ -76,8 +76,8 @@ def test_query_goes_through_the_service_while_it_holds_the_log(
 
 
 def test_sigterm_drains_flushes_and_exits_0_then_the_file_is_readable(
-    served, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    served: Served, tmp_path: Path
+) -> None:
     proc, address, db = served
     played = play_remote_match(connect(address), 3, ["random"], seed=4)
     proc.send_signal(signal.SIGTERM)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -138,7 +139,7 @@ def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
     whole = tmp_path / "whole.duckdb"
     args = ["--matches", "40", "--seed", "3", "--run", "f", "--workers", "1"]
     assert simulate(whole, *args).exit_code == 0
-    real = simrun.pq.write_table
+    real = pq.write_table
     writes = []
 
     def full_after_two(table: Any, where: Any, **kwargs: Any) -> None:
@@ -150,7 +151,7 @@ def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
         real(table, where, **kwargs)
 
     db = tmp_path / "full.duckdb"
-    monkeypatch.setattr(simrun.pq, "write_table", full_after_two)
+    monkeypatch.setattr(pq, "write_table", full_after_two)
     done = simulate(db, *args)
     assert done.exit_code == 2
     assert done.output.count("\n") == 1
@@ -161,7 +162,7 @@ def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
     assert not list(run_dir.glob(".*tmp*"))
     settings = simrun.read_settings(run_dir)
     assert len(stored(db)["matches"]) == 2 * settings.chunk_size
-    monkeypatch.setattr(simrun.pq, "write_table", real)
+    monkeypatch.setattr(pq, "write_table", real)
     assert simulate(db, "--resume", "f").exit_code == 0
     assert stored(db) == stored(whole)
 

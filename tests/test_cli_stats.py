@@ -260,7 +260,7 @@ def test_stats_over_the_event_log_while_served_and_after(
         )
         assert offline.returncode == 0, offline.stderr
         assert offline.stdout == before.stdout
-    served = subprocess.run(
+    through_service = subprocess.run(
         [*SNIFF, *args[:-2], "--served"],
         cwd=tmp_path,
         capture_output=True,
@@ -268,7 +268,7 @@ def test_stats_over_the_event_log_while_served_and_after(
         timeout=120,
         check=False,
     )
-    assert served.stdout.startswith("2 matches, ")
+    assert through_service.stdout.startswith("2 matches, ")
 
 
 @pytest.mark.parametrize("command", ["sniff-timing", "summary"])

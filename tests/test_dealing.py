@@ -116,7 +116,7 @@ def test_a_seeded_match_deals_hands_in_order_then_the_boneyard(seats: int) -> No
 
 def test_shuffles_are_uniform_enough_over_positions() -> None:
     """Each tile lands in each position about 1/28 of the time (chi-square over 2,000 deals)."""
-    counts = Counter()
+    counts: Counter[tuple[int, int]] = Counter()
     deals = 2000
     for seed in range(deals):
         for position, tile in enumerate(shuffled_tiles(seed, 0)):

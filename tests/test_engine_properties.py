@@ -65,7 +65,7 @@ from sniff import (
 SCALE = max(1, int(os.environ.get("SNIFF_PROPERTY_SCALE", "1")))
 
 
-def examples(n: int) -> Any:
+def examples(n: int) -> settings:
     return settings(
         max_examples=n * SCALE,
         deadline=None,
@@ -670,7 +670,9 @@ def test_the_28_tiles_are_partitioned_among_hands_boneyard_and_layout(setup: Set
         parts += list(m.boneyard[m.bone_pos :])
         parts += [p.tile for p in m.layout.placements if p.tile is not None]
         assert sorted(parts) == list(range(28))
-        assert sorted(placed_tiles(m)) == sorted(p.tile for p in m.layout.placements)
+        assert sorted(placed_tiles(m)) == sorted(
+            p.tile for p in m.layout.placements if p.tile is not None
+        )
 
     walk(setup, check)
 
@@ -713,6 +715,7 @@ def test_legal_moves_never_name_the_mirror_of_an_open_side(setup: Setup) -> None
             if move.kind is not MoveKind.PLACE:
                 continue
             assert (move.board_tile, move.side) in open_
+            assert move.side is not None
             twin = {Side.LINE_B: Side.LINE_A, Side.BRANCH_B: Side.BRANCH_A}.get(Side(move.side))
             if twin is not None:
                 assert (move.board_tile, twin) not in open_, str(move)
@@ -834,7 +837,9 @@ def test_a_seat_view_never_holds_another_hand_or_the_boneyard(setup: Setup) -> N
 @examples(400)
 @given(setups(targets=(None,)))
 def test_team_scores_equal_placement_points_minus_deductions(setup: Setup) -> None:
-    team = (lambda s: s % 2) if setup.seats == 4 else (lambda s: s)
+    def team(seat: int) -> int:
+        return seat % 2 if setup.seats == 4 else seat
+
     earned = [0] * (2 if setup.seats == 4 else setup.seats)
     m = setup.match()
     for match, _, result in steps(m, setup.bots()):

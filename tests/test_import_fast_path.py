@@ -112,12 +112,9 @@ def plain_rows(obj: object) -> tuple[list[tuple[Any, ...]], MatchRecord | None, 
         made.append(importer.recorder_for(o, importer.imported_match_id(o), record))
         return made[-1]
 
-    original = importer.ImportRecorder
-    importer.ImportRecorder = EventRecorder  # type: ignore[misc]
-    try:
+    with pytest.MonkeyPatch.context() as plain:
+        plain.setattr(importer, "ImportRecorder", EventRecorder)
         result, record = audit_parsed(obj, "x", witness=witness)
-    finally:
-        importer.ImportRecorder = original  # type: ignore[misc]
     assert result.ok
     assert type(made[0]) is EventRecorder
     return made[0].rows(), record, made[0]

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from analysis import importer
 from analysis.audit import audit_parsed
 from analysis.cli.main import cli
+from analysis.column_events import ColumnRecorder
 from analysis.match_events import EventRecorder
 from service.storage.chain import MatchSecrets
 from service.storage.events import EventRow
@@ -47,7 +48,7 @@ def test_import_rows_equal_the_recorders_with_the_same_secrets(
         with monkeypatch.context() as plain:
             plain.setattr(importer, "ImportRecorder", EventRecorder)
             plain_type, slow = rows_of(obj)
-        assert (fast_type, plain_type) == (importer.ImportRecorder, EventRecorder)
+        assert (fast_type, plain_type) == (ColumnRecorder, EventRecorder)
         assert fast == slow
 
 
@@ -65,7 +66,7 @@ def test_import_facts_from_the_audits_replay_equal_the_facts_of_a_second_replay(
         recorders = importer._Recorders()
         assert audit_parsed(json.loads(line), "x", witness=recorders)[0].ok
         made = recorders.made
-        assert isinstance(made, importer.ImportRecorder)
+        assert isinstance(made, ColumnRecorder)
         followed = recorders.facts()
         replayed = facts_rows(made.match, made.match_id, recorders.players, "imported")
         assert followed == replayed

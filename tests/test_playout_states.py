@@ -197,8 +197,8 @@ def test_a_real_state_with_one_tile_moved_is_refused_by_the_kernel_too() -> None
         pytest.fail("the C playout kernel is not built (pip install -e .)")
     from sniff import _kernel
 
-    packed = list(PlayoutState.of_match(midround())._packed)
-    hands = list(packed[5])  # type: ignore[arg-type]
+    packed: list[Any] = list(PlayoutState.of_match(midround())._packed)
+    hands = list(packed[5])
     hands[1] |= hands[0] & -hands[0]
     packed[5] = tuple(hands)
     with pytest.raises(ValueError, match="two places"):
@@ -274,9 +274,10 @@ def _bases() -> list[PlayoutState]:
 
 def _mutated(state: PlayoutState, rng: random.Random) -> tuple[Any, ...]:
     """The packed state with a few random changes, lawful or not."""
-    variant, seats, target, scores, placements, hands, bone, turn, drawn = state._packed
-    scores, placements = list(scores), list(placements)  # type: ignore[call-overload]
-    hands, bone = list(hands), list(bone)  # type: ignore[call-overload]
+    packed: tuple[Any, ...] = state._packed
+    variant, seats, target, scores, placements, hands, bone, turn, drawn = packed
+    scores, placements = list(scores), list(placements)
+    hands, bone = list(hands), list(bone)
     for _ in range(rng.randint(1, 3)):
         op = rng.randrange(9)
         if op == 0 and bone:  # a boneyard tile into a hand: lawful

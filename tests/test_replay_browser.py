@@ -3,7 +3,7 @@ keys and the slider, and check what is drawn against the engine at every step.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-MATCHES = {
+MATCHES: dict[str, Callable[[], list[LogEvent]]] = {
     "position-a": position_a_events,
     "four-seats": lambda: bot_match_events("four-seats", 4, 21, ("random", "greedy")),
 }

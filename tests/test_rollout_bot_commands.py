@@ -61,7 +61,8 @@ def test_a_remote_view_ranks_moves_by_the_service_s_analysis(svc: Service) -> No
         request = pb.AnalyzeRequest(
             match_id=created.match_id, token=token, budget=budget, seed=seed
         )
-        return svc.stub.Analyze(request, timeout=RPC_TIMEOUT)
+        reply: pb.AnalyzeResponse = svc.stub.Analyze(request, timeout=RPC_TIMEOUT)
+        return reply
 
     remote = RemoteView(state, moves, analyzer)
     ranked = remote.ranked_moves(64, None, 3)

@@ -9,6 +9,7 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import pytest
@@ -49,7 +50,7 @@ class Table:
     move_count: int = 0
 
     @classmethod
-    def create(cls, stub: Stub, seats: int, seed: int, **kw: object) -> Table:
+    def create(cls, stub: Stub, seats: int, seed: int, **kw: Any) -> Table:
         created = stub.CreateMatch(
             pb.CreateMatchRequest(seat_count=seats, seed=seed, **kw), timeout=RPC_TIMEOUT
         )
@@ -70,7 +71,7 @@ class Table:
         return [m.notation for m in self.stub.ListLegalMoves(request, timeout=RPC_TIMEOUT).moves]
 
     def play(self, seat: int, notation: str) -> pb.ApplyMoveResponse:
-        reply = self.stub.ApplyMove(
+        reply: pb.ApplyMoveResponse = self.stub.ApplyMove(
             pb.ApplyMoveRequest(
                 match_id=self.match_id,
                 token=self.created.seat_tokens[seat],
@@ -96,7 +97,7 @@ class Table:
         self.actions = []
         self.own_draws = {}
 
-    def position(self, seat: int, **kw: object) -> pb.AnalyzePositionRequest:
+    def position(self, seat: int, **kw: Any) -> pb.AnalyzePositionRequest:
         """The round as `seat` sees it, for AnalyzePosition."""
         st = self.state(seat)
         return pb.AnalyzePositionRequest(
@@ -113,11 +114,12 @@ class Table:
             **kw,
         )
 
-    def analyze(self, seat: int, **kw: object) -> pb.AnalyzeResponse:
+    def analyze(self, seat: int, **kw: Any) -> pb.AnalyzeResponse:
         request = pb.AnalyzeRequest(
             match_id=self.match_id, token=self.created.seat_tokens[seat], **kw
         )
-        return self.stub.Analyze(request, timeout=RPC_TIMEOUT)
+        reply: pb.AnalyzeResponse = self.stub.Analyze(request, timeout=RPC_TIMEOUT)
+        return reply
 
 
 def budget(rollouts: int | None = None, millis: int | None = None) -> pb.AnalysisBudget:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -15,6 +16,7 @@ from sniff.rules import HAND_SIZE
 from sniff.tiles import NAMES
 from tests.service_helpers import (
     RPC_TIMEOUT,
+    Stub,
     create,
     play_step,
     play_to_end,
@@ -26,14 +28,14 @@ from tests.service_helpers import (
 HEX64 = 64
 
 
-def log_rows(stub: object, match_id: str) -> list[dict[str, object]]:
+def log_rows(stub: Stub, match_id: str) -> list[dict[str, Any]]:
     table = query(
-        stub,  # type: ignore[arg-type]
+        stub,
         "SELECT match_id, seq, kind, round, action_index, seat, move, drawn, points, ends_sum,"
         " CAST(detail AS VARCHAR) AS detail, hash FROM events_all WHERE match_id = ? ORDER BY seq",
         match_id,
     )
-    rows: list[dict[str, object]] = table.to_pylist()
+    rows: list[dict[str, Any]] = table.to_pylist()
     return rows
 
 
@@ -67,7 +69,7 @@ def test_the_seats_get_the_head_of_every_round_end_and_of_the_match_end(tmp_path
         for item in events:
             kind = item.event.WhichOneof("kind")
             expected = (
-                bytes(by_seq[item.event.sequence]["hash"]).hex()  # type: ignore[arg-type]
+                bytes(by_seq[item.event.sequence]["hash"]).hex()
                 if kind in ("round_ended", "match_ended")
                 else ""
             )
@@ -81,7 +83,7 @@ def test_the_seats_get_the_head_of_every_round_end_and_of_the_match_end(tmp_path
         )
         last = rows[-1]
         assert (scores.chain_head, scores.chain_head_sequence) == (
-            bytes(last["hash"]).hex(),  # type: ignore[arg-type]
+            bytes(last["hash"]).hex(),
             last["seq"],
         )
         st = state(stub, created.match_id, created.seat_tokens[2])
@@ -107,10 +109,9 @@ def test_the_reveal_opens_the_commitment_and_recomputes_the_chain_and_every_deal
         rows = log_rows(stub, created.match_id)
         contents = [chain.row_content(tuple(r.values())) for r in rows]
         assert [h.hex() for h in chain.chain(contents, secret)] == [
-            bytes(r["hash"]).hex()  # type: ignore[arg-type]
-            for r in rows
+            bytes(r["hash"]).hex() for r in rows
         ]
-        assert played.replies[-1].chain_head == bytes(rows[-1]["hash"]).hex()  # type: ignore[arg-type]
+        assert played.replies[-1].chain_head == bytes(rows[-1]["hash"]).hex()
         # every deal is the seed's (docs/dealing.md), the lot where a lot was drawn
         events = stub.WatchMatch(
             pb.WatchMatchRequest(match_id=created.match_id, token=created.observer_token),

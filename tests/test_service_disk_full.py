@@ -124,13 +124,15 @@ def test_a_full_disk_refuses_moves_cleanly_and_loses_nothing(
                 refused, grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_STORAGE_FULL", "full"
             )
             assert state(svc.stub, created.match_id, created.observer_token) == before
-            exc = None
+            create_refused: grpc.RpcError | None = None
             try:
                 svc.stub.CreateMatch(pb.CreateMatchRequest(seat_count=2, seed=5), timeout=10)
             except grpc.RpcError as e:
-                exc = e
-            assert exc is not None
-            assert_refused(exc, grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_STORAGE_FULL")
+                create_refused = e
+            assert create_refused is not None
+            assert_refused(
+                create_refused, grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_STORAGE_FULL"
+            )
             # Space comes back: the same request now succeeds.
             if filler is not None:
                 filler.unlink()

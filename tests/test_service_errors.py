@@ -69,7 +69,7 @@ def svc(tmp_path: Path) -> Iterator[Service]:
 def dealt(svc: Service) -> pb.CreateMatchResponse:
     """A 2-seat match with the explicit deal above: seat 0 to lead."""
     request = pb.CreateMatchRequest(seat_count=2, seed=1, first_deal=deal_msg(HANDS, BONEYARD))
-    created = svc.stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+    created: pb.CreateMatchResponse = svc.stub.CreateMatch(request, timeout=RPC_TIMEOUT)
     assert created.leader == 0
     assert created.leader_choice == pb.LEADER_CHOICE_EXPLICIT
     return created
@@ -85,7 +85,8 @@ def apply(
         notation=notation,
         expected_move_count=count,
     )
-    return stub.ApplyMove(request, timeout=RPC_TIMEOUT)
+    reply: pb.ApplyMoveResponse = stub.ApplyMove(request, timeout=RPC_TIMEOUT)
+    return reply
 
 
 def snapshot(stub: Stub, created: pb.CreateMatchResponse) -> tuple[bytes, int, int]:
@@ -326,7 +327,9 @@ def test_malformed_notation_is_an_invalid_argument(
         ),
         pb.Move(
             place=pb.Move.Place(
-                tile=pb.Tile(low=0, high=6), board_tile=pb.Tile(low=6, high=6), side=9
+                tile=pb.Tile(low=0, high=6),
+                board_tile=pb.Tile(low=6, high=6),
+                side=9,  # type: ignore[arg-type]  # no Side has this number: on purpose
             )
         ),
         pb.Move(place=pb.Move.Place(tile=pb.Tile(low=0, high=6), board_tile=pb.Tile(high=6))),
@@ -555,7 +558,10 @@ def score(stub: Stub, placements: list[str], structured: bool) -> pb.ScoreLayout
         items = [pb.Placement(move=move_msg(p)) for p in placements]
     else:
         items = [pb.Placement(notation=p) for p in placements]
-    return stub.ScoreLayout(pb.ScoreLayoutRequest(placements=items), timeout=RPC_TIMEOUT)
+    reply: pb.ScoreLayoutResponse = stub.ScoreLayout(
+        pb.ScoreLayoutRequest(placements=items), timeout=RPC_TIMEOUT
+    )
+    return reply
 
 
 def ends(reply: pb.ScoreLayoutResponse | pb.ApplyMoveResponse) -> set[tuple[str, int]]:

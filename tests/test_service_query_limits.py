@@ -93,7 +93,7 @@ def test_more_queries_than_the_limit_are_refused_not_queued(svc: Service) -> Non
             for _ in call:
                 pass
         except grpc.RpcError as exc:
-            outcomes.append(exc.code())  # type: ignore[attr-defined]
+            outcomes.append(exc.code())
 
     threads = []
     for _ in range(servicer.MAX_RUNNING_QUERIES):

@@ -174,7 +174,7 @@ def test_stopping_ends_idle_watch_streams_at_once(tmp_path: Path) -> None:
             with pytest.raises(grpc.RpcError) as info:
                 for _ in call:
                     pass
-            assert info.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
 def test_cancelled_watchers_leave_the_match_playable(svc: Service) -> None:

@@ -51,7 +51,7 @@ def test_a_tls_service_answers_clients_that_trust_its_certificate_only(tmp_path:
                 health = health_pb2_grpc.HealthStub(channel)
                 with pytest.raises(grpc.RpcError) as info:
                     health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
-                assert info.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+                assert info.value.code() == grpc.StatusCode.UNAVAILABLE
     finally:
         running.stop()
 

@@ -42,12 +42,13 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 def create(
-    svc: Service, seats: int, variant: int, seed: int, round_limit: int | None = 6
+    svc: Service, seats: int, variant: pb.Variant, seed: int, round_limit: int | None = 6
 ) -> pb.CreateMatchResponse:
     request = pb.CreateMatchRequest(seat_count=seats, seed=seed, variant=variant)
     if round_limit is not None:
         request.round_limit = round_limit
-    return svc.stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+    created: pb.CreateMatchResponse = svc.stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+    return created
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

@@ -494,7 +494,7 @@ def test_sniff_share_is_the_sniff_s_counted_ends() -> None:
             match = Match(rng.choice([2, 3, 4]), seed=seed, variant=variant)
             bot = RandomBot(seed)
             while match.phase.value == "playing":
-                match.apply(bot.choose(match))
+                match.apply(bot.choose(view(match, match.turn)))
                 lay = match.layout
                 if lay.sniff >= 0:
                     ends = [e.value for e in lay.counted_ends() if e.tile == lay.sniff]

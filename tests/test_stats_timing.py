@@ -149,10 +149,12 @@ def side_value(net: tuple[int, ...], seats: int, seat: int) -> float:
     return mine - sum(others) / len(others)
 
 
-def reference(matches: list[tuple[Match, list[str] | None]]) -> dict[tuple, tuple]:
+def reference(
+    matches: list[tuple[Match, list[str] | None]],
+) -> dict[tuple[Any, ...], tuple[Any, ...]]:
     """Every cell straight from STATS.md's words, one observation at a time."""
-    timing: dict[tuple, list[float]] = defaultdict(list)
-    holding: dict[tuple, list[tuple[Any, float]]] = defaultdict(list)
+    timing: dict[tuple[Any, ...], list[float]] = defaultdict(list)
+    holding: dict[tuple[Any, ...], list[tuple[Any, float]]] = defaultdict(list)
     for number, (match, players) in enumerate(matches):
         facts = match_facts(match)
         seats = facts.seats
@@ -161,6 +163,7 @@ def reference(matches: list[tuple[Match, list[str] | None]]) -> dict[tuple, tupl
                 continue
             assert r.net is not None
             who = r.maker if r.sniff else r.leader
+            assert who is not None
             value = side_value(r.net, seats, who)
             levels = [("all", "all"), ("variant", facts.variant)]
             if r.sniff:
@@ -187,7 +190,7 @@ def reference(matches: list[tuple[Match, list[str] | None]]) -> dict[tuple, tupl
                     for s in (str(seats), "all"):
                         for cell in (d.outcome, f"{d.outcome}/{bucket(d.placement_index)}"):
                             holding[s, factor, level, cell].append((cluster, value))
-    out: dict[tuple, tuple] = {}
+    out: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for key, values in timing.items():
         n = len(values)
         mean = statistics.fmean(values)
@@ -377,7 +380,11 @@ def test_intervals_cover_the_true_mean_about_95_percent_of_the_time() -> None:
     ]
     assert len(holding) == experiments
     assert sum(c.n > c.rounds for c in holding) > experiments / 2  # shared clusters occur
-    hits = sum(1 for c in holding if c.ci_low <= 7 <= c.ci_high)  # type: ignore[operator]
+    hits = sum(
+        1
+        for c in holding
+        if c.ci_low is not None and c.ci_high is not None and c.ci_low <= 7 <= c.ci_high
+    )
     assert 0.91 <= hits / experiments <= 0.98
 
 

@@ -10,13 +10,14 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from service.storage import EventLog, LogEvent, StorageError
-from tests.storage_helpers import TIMEOUT, created, writer_parked
+from tests.storage_helpers import TIMEOUT, created
 
 
 def run(call: Callable[[], Any], timeout: float = TIMEOUT) -> tuple[bool, Any]:
@@ -70,7 +71,7 @@ def test_a_failed_directory_sync_during_a_load_does_not_kill_the_writer(
     assert done, "a read hangs: its flush was never answered"
     assert not failures, "the load did not sync the new WAL's directory"
     for name in ("b", "c", "d"):
-        done, result = run(lambda name=name: log.append([created(name)]))
+        done, result = run(partial(log.append, [created(name)]))
         assert done, "an append hangs: no writer is left to lead"
         assert result is None
     done, count = run(log.count)
@@ -108,41 +109,3 @@ def test_text_the_database_cannot_store_fails_its_caller_not_the_log(
     assert done
     assert isinstance(reopened, EventLog), f"the log cannot be reopened: {reopened!r}"
     reopened.close()
-
-
-# -- 3. a future's done-callback runs in the thread that committed its batch -----------
-
-
-def test_a_future_callback_may_read_the_log_while_the_writer_runs_it(log: EventLog) -> None:
-    log.append([created("a")])
-    seen: list[Any] = []
-    with writer_parked(log):  # b and c are queued together: one group commit
-        future = log.append_async([created("b")])
-        future.add_done_callback(lambda _: seen.append(log.count()))  # runs on the writer
-        other = log.append_async([created("c")])
-    assert other.result(TIMEOUT) is None, "the group that ran the callback deadlocked"
-    assert future.result(TIMEOUT) is None
-    done, _ = run(log.count)
-    assert done
-    assert seen == [3]  # the callback's read saw its own group, loaded inline
-
-
-def test_a_blocking_append_in_a_done_callback_does_not_deadlock(log: EventLog) -> None:
-    """Futures are answered after the commit lock is released, so a callback may append."""
-    outcome: list[BaseException | None] = []
-    with writer_parked(log):
-        future = log.append_async([created("a")])
-
-        def append_more(_: object) -> None:
-            try:
-                log.append([created("b")])
-                outcome.append(None)
-            except BaseException as exc:
-                outcome.append(exc)
-
-        future.add_done_callback(append_more)
-    future.result(TIMEOUT)
-    done, _ = run(log.count)
-    assert done
-    assert outcome == [None]
-    assert log.match_ids() == ["a", "b"]

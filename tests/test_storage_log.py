@@ -21,7 +21,7 @@ from service.storage import (
     SequenceGap,
     open_readonly,
 )
-from tests.storage_helpers import action, created, ended, held_by_another_process, writer_parked
+from tests.storage_helpers import action, created, ended, group_commit, held_by_another_process
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -230,11 +230,11 @@ def test_eight_threads_appending_at_once_all_land_in_order(log: EventLog) -> Non
 
 def test_a_duplicate_fails_only_its_own_batch_in_a_group_commit(log: EventLog) -> None:
     log.append([created("a"), action("a", 1)])
-    # The writer takes nothing until all three batches are queued: one group commit.
-    with writer_parked(log):
-        good_before = log.append_async([action("a", 2)])
-        duplicate = log.append_async([action("a", 3), action("a", 1)])
-        good_after = log.append_async([created("b"), action("a", 3)])
+    # Nothing is committed until all three batches are queued: one group commit.
+    with group_commit(log) as append:
+        good_before = append([action("a", 2)])
+        duplicate = append([action("a", 3), action("a", 1)])
+        good_after = append([created("b"), action("a", 3)])
     good_before.result(timeout=10)
     good_after.result(timeout=10)
     with pytest.raises(DuplicateEvent) as info:
@@ -249,10 +249,10 @@ def test_a_reused_id_of_a_finished_match_fails_only_its_batch(log: EventLog) -> 
     # The writer forgets finished matches, so here the database's primary key
     # catches the duplicate and the group is retried batch by batch.
     log.append([created("old"), ended("old", 1)])
-    with writer_parked(log):
-        first = log.append_async([created("x")])
-        reused = log.append_async([created("old")])
-        last = log.append_async([created("y"), action("y", 1)])
+    with group_commit(log) as append:
+        first = append([created("x")])
+        reused = append([created("old")])
+        last = append([created("y"), action("y", 1)])
     first.result(timeout=10)
     last.result(timeout=10)
     with pytest.raises(DuplicateEvent, match="old"):
@@ -263,10 +263,10 @@ def test_a_reused_id_of_a_finished_match_fails_only_its_batch(log: EventLog) -> 
 
 def test_a_large_group_goes_in_whole_as_arrow(log: EventLog) -> None:
     big = [created("big")] + [action("big", seq) for seq in range(1, 3000)]
-    with writer_parked(log):  # one group: the big batch, a bad one, a small one
-        whole = log.append_async(big)
-        reused = log.append_async([created("big")])
-        small = log.append_async([created("s")])
+    with group_commit(log) as append:  # one group: the big batch, a bad one, a small one
+        whole = append(big)
+        reused = append([created("big")])
+        small = append([created("s")])
     whole.result(timeout=30)
     small.result(timeout=30)
     with pytest.raises(DuplicateEvent):
@@ -279,10 +279,11 @@ def test_a_value_the_database_cannot_store_fails_only_its_batch(log: EventLog) -
     forged = LogEvent("bad", 0, "match_created")
     object.__setattr__(forged, "seat", 2**40)  # past LogEvent's own check
     too_big = [forged, *(action("bad", seq) for seq in range(1, 2000))]
-    with writer_parked(log):
-        good = log.append_async([created("good")])
+    with group_commit(log) as append:
+        good = append([created("good")])
+        refused = append(too_big)  # refused in the caller's thread, before the queue
         with pytest.raises(ValueError, match="seat 1099511627776 does not fit"):
-            log.append_async(too_big)  # refused in the caller's thread, before the queue
+            refused.result(timeout=10)
     good.result(timeout=10)
     assert log.match_ids() == ["good"]
     log.append([LogEvent("bad", 0, "match_created")])  # its seq 0 is still free
@@ -331,9 +332,15 @@ def test_an_event_the_log_cannot_hold_fails_its_caller_before_the_queue(log: Eve
 
 def test_close_commits_what_is_queued_then_refuses_more(db: Path) -> None:
     log = EventLog(db)
-    futures = [log.append_async([created(f"m{i}")]) for i in range(50)]
-    log.close()
-    assert all(f.done() and f.exception() is None for f in futures)
+    closing = threading.Thread(target=log.close)
+    with group_commit(log) as append:
+        futures = [append([created(f"m{i}")]) for i in range(50)]
+        closing.start()  # close begins while the 50 appends wait in the queue
+        with log._cond:
+            assert log._cond.wait_for(lambda: log._closing, timeout=10)
+    closing.join(10)
+    assert not closing.is_alive()
+    assert all(f.exception(timeout=10) is None for f in futures)
     with pytest.raises(LogClosed):
         log.append([created("late")])
     with pytest.raises(LogClosed):
@@ -341,14 +348,6 @@ def test_close_commits_what_is_queued_then_refuses_more(db: Path) -> None:
     log.close()  # twice is fine
     with open_readonly(db) as reader:
         assert reader.count() == 50
-
-
-def test_a_cancelled_append_is_not_written(log: EventLog) -> None:
-    with writer_parked(log):
-        future = log.append_async([created("m")])
-        assert future.cancel()
-    log.append([created("n")])
-    assert log.match_ids() == ["n"]
 
 
 # -- one owner per file ----------------------------------------------------------

@@ -66,7 +66,7 @@ def with_target(rows: list[EventRow], target: int) -> list[EventRow]:
     """The rows with another target in the match_created detail: version 1 took any."""
     created = rows[0]
     detail = {**json.loads(str(created[10])), "target": target}
-    return [(*created[:10], json.dumps(detail), created[11]), *rows[1:]]
+    return [(*created[:10], json.dumps(detail), *created[11:]), *rows[1:]]
 
 
 def make_v1(path: Path, rows: list[EventRow]) -> None:

@@ -17,7 +17,7 @@ from service.storage import (
     ReadOnlyViolation,
     open_readonly,
 )
-from service.storage._base import converts_like_arrow
+from service.storage.access import converts_like_arrow
 
 
 def created(match_id: str) -> LogEvent:

@@ -55,7 +55,8 @@ def reads(request: pytest.FixtureRequest, db: Path) -> Iterator[ReadAccess]:
 
 
 def rows(reads: ReadAccess, sql: str, match_id: str) -> list[dict[str, object]]:
-    return reads.query(sql, [match_id]).to_pylist()
+    found: list[dict[str, object]] = reads.query(sql, [match_id]).to_pylist()
+    return found
 
 
 PUBLIC = ["events", "matches", "deals", "actions", "round_ends", "match_ends"]

@@ -208,9 +208,9 @@ def _unique(ids: Sequence[str]) -> list[str]:
 
 
 def _log_errors() -> Any:
-    from analysis.cli.replay_cmd import _log_errors as reading_errors
+    from analysis.cli.replay_cmd import replay_errors
 
-    return reading_errors()
+    return replay_errors()
 
 
 _ANALYSIS_HELP = """Run SQL over the analyses `sniff analyze` stored.

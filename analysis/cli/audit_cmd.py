@@ -27,7 +27,7 @@ def _open(path: str) -> BinaryIO:
         raise Misuse(f"cannot read {path}: {e.strerror or e}") from None
 
 
-class _Progress:
+class Progress:
     """A progress bar on stderr: when stderr is a terminal, or when asked for (--progress)."""
 
     def __init__(self, forced: bool, label: str) -> None:
@@ -123,7 +123,7 @@ def audit(
     Example: sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca89f...
     """
     count = workers or default_workers()
-    bar = _Progress(progress, "auditing")
+    bar = Progress(progress, "auditing")
     if db_path is not None:
         results = _log_results(db_path, inputs, heads, count, bar, tls_ca)
     else:
@@ -143,7 +143,7 @@ def audit(
 
 
 def _record_results(
-    files: tuple[str, ...], allow_unfinished: bool, workers: int, bar: _Progress
+    files: tuple[str, ...], allow_unfinished: bool, workers: int, bar: Progress
 ) -> Iterator[AuditResult]:
     for path in files:  # every file readable before any output, so misuse prints nothing else
         if path != "-":
@@ -155,7 +155,7 @@ def _record_results(
     for path in files:
         stream = _open(path)
         try:
-            lines = _read_lines(stream, path)
+            lines = read_lines(stream, path)
             source = "standard input" if path == "-" else path
             yield from run.lines(lines, source=source, workers=workers, progress=bar.update)
         finally:
@@ -168,7 +168,7 @@ def _log_results(
     match_ids: tuple[str, ...],
     heads: tuple[str, ...],
     workers: int,
-    bar: _Progress,
+    bar: Progress,
     tls_ca: str | None,
 ) -> Iterator[AuditResult]:
     from analysis.logaudit import audit_log, parse_heads
@@ -177,7 +177,7 @@ def _log_results(
         kept = parse_heads(heads)
     except ValueError as e:
         raise Misuse(str(e)) from None
-    with _log_errors():
+    with log_read_errors():
         results = audit_log(
             db_path,
             match_ids,
@@ -191,12 +191,12 @@ def _log_results(
     if first is None:
         return
     yield first
-    with _log_errors():
+    with log_read_errors():
         yield from results
 
 
 @contextmanager
-def _log_errors() -> Iterator[None]:
+def log_read_errors() -> Iterator[None]:
     """What reading the log can raise, as one line and exit status 2."""
     from analysis.logaudit import UnknownMatch
     from analysis.logquery import NoLog
@@ -215,7 +215,7 @@ def _log_errors() -> Iterator[None]:
         raise
 
 
-def _read_lines(stream: BinaryIO, path: str) -> Iterator[bytes]:
+def read_lines(stream: BinaryIO, path: str) -> Iterator[bytes]:
     """The file's lines; a read that fails midway (an I/O error) is misuse of that file."""
     while True:
         try:

@@ -9,10 +9,11 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import click
 
-from analysis.cli.audit_cmd import _log_errors as _read_errors
+from analysis.cli.audit_cmd import log_read_errors
 from analysis.cli.errors import Misuse
 from analysis.cli.options import db_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
@@ -101,7 +102,7 @@ def export(
 def _errors() -> Iterator[None]:
     from analysis.export import InPlay
 
-    with _read_errors():
+    with log_read_errors():
         try:
             yield
         except InPlay as e:
@@ -111,7 +112,7 @@ def _errors() -> Iterator[None]:
 
 
 @contextmanager
-def _sink(output: str | None) -> Iterator[object]:
+def _sink(output: str | None) -> Iterator[_Out | TextIO]:
     """Standard output, or the file: written beside it and renamed when complete."""
     if output is None:
         yield _Out()

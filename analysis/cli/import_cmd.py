@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING
 import click
 import pyarrow as pa
 
-from analysis.cli.audit_cmd import _Progress, _read_lines
+from analysis.cli.audit_cmd import Progress, read_lines
 from analysis.cli.errors import Misuse, first_line
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
-from service.storage.facts import merged_facts
-from sniff.facts import FactsRows
+from service.storage.facts import Facts, merged_facts
 
 if TYPE_CHECKING:
     from service.storage.log import ImportLoad
@@ -81,14 +80,14 @@ def import_(
         stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
     except OSError as e:
         raise Misuse(f"cannot read {file}: {e.strerror or e}") from None
-    bar = _Progress(progress, "importing")
+    bar = Progress(progress, "importing")
     committed = False
     interrupts = Interrupts()
     try:
         with interrupts, ExitStack() as stack:
             loader = _Loader(db_path, tls_ca, stack)
 
-            def held_load(table: pa.Table, facts: FactsRows) -> None:
+            def held_load(table: pa.Table, facts: Facts) -> None:
                 with interrupts.held():
                     loader.add(table, facts)
 
@@ -96,7 +95,7 @@ def import_(
                 if file != "-":
                     bar.start(os.path.getsize(file))
                 batch = prepare(
-                    _read_lines(stream, file),
+                    read_lines(stream, file),
                     source="standard input" if file == "-" else file,
                     workers=workers or default_workers(),
                     progress=bar.update,
@@ -150,10 +149,10 @@ class _Loader:
         self.db_path, self.tls_ca, self.stack = db_path, tls_ca, stack
         self.direct = find_owner(db_path) is None
         self.tables: list[pa.Table] = []
-        self.facts: list[FactsRows] = []
+        self.facts: list[Facts] = []
         self.loading: ImportLoad | None = None
 
-    def add(self, table: pa.Table, facts: FactsRows) -> None:
+    def add(self, table: pa.Table, facts: Facts) -> None:
         from service.storage import StorageError
 
         if self.direct and self.loading is None:
@@ -165,7 +164,7 @@ class _Loader:
         try:
             self.loading.add(table, facts)  # made and chained here
         except StorageError as e:
-            raise Misuse(_one_line(self.db_path, e)) from None
+            raise Misuse(db_error_line(self.db_path, e)) from None
 
     def _open(self) -> None:
         from service.storage import EventLog, LogLocked, StorageError
@@ -176,7 +175,7 @@ class _Loader:
             self.direct = False  # a service took the file meanwhile: go through it
             return
         except (StorageError, OSError) as e:
-            raise Misuse(_one_line(self.db_path, e)) from None
+            raise Misuse(db_error_line(self.db_path, e)) from None
         self.stack.enter_context(closing(log))
         self.loading = self.stack.enter_context(log.importing())
 
@@ -194,18 +193,18 @@ class _Loader:
             try:
                 self.stack.close()  # the commit, then the log's close
             except StorageError as e:
-                raise Misuse(_one_line(self.db_path, e)) from None
+                raise Misuse(db_error_line(self.db_path, e)) from None
             result = self.loading.result()
             return result.imported, result.present
         if not self.tables:
             return (), ()
-        return _load(
+        return load_events(
             self.db_path, pa.concat_tables(self.tables), self.tls_ca, merged_facts(self.facts)
         )
 
 
-def _load(
-    db_path: str, table: pa.Table, tls_ca: str | None, facts: FactsRows | None = None
+def load_events(
+    db_path: str, table: pa.Table, tls_ca: str | None, facts: Facts | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Write the rows through the service that holds the log, or into the file itself, with
     the matches' facts in the same transaction (a service replays them itself)."""
@@ -230,17 +229,17 @@ def _load(
         except LogLocked:
             continue  # a service took the file meanwhile: go through it
         except (StorageError, OSError) as e:
-            raise Misuse(_one_line(db_path, e)) from None
+            raise Misuse(db_error_line(db_path, e)) from None
         try:
             done = log.import_matches(table, verify=False, facts=facts)  # made and chained here
         except StorageError as e:
-            raise Misuse(_one_line(db_path, e)) from None
+            raise Misuse(db_error_line(db_path, e)) from None
         finally:
             log.close()
         return done.imported, done.present
     raise Misuse(f"{db_path} is held by a process that does not advertise a service")
 
 
-def _one_line(db_path: str, exc: BaseException) -> str:
+def db_error_line(db_path: str, exc: BaseException) -> str:
     text = first_line(str(exc))
     return text if db_path in text else f"{db_path}: {text}"

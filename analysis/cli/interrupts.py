@@ -1,4 +1,10 @@
-"""Ctrl-C (and SIGTERM) as KeyboardInterrupt, held back while the log is written.
+"""How the command line handles Ctrl-C and SIGTERM: the one place that sets signal handlers.
+
+`Interrupts` turns them into KeyboardInterrupt, held back while the log is
+written; `ignored()` shuts them out for a block that must finish (loading
+what a stopped run finished); `ignore_ctrl_c` starts a worker process that
+its parent stops, not Ctrl-C. (The service's own SIGTERM, which drains it,
+is `service.rpc.server.serve`'s.)
 
 DuckDB checks for signals while it works on the main thread, and a
 KeyboardInterrupt raised by the handler there comes back out of DuckDB as a
@@ -60,3 +66,21 @@ class Interrupts:
         if not self._holding and self._pending:
             self._pending = False
             raise KeyboardInterrupt
+
+
+@contextmanager
+def ignored(*signals: signal.Signals) -> Iterator[None]:
+    """Neither of `signals` (Ctrl-C and SIGTERM when none is named) while the block runs."""
+    chosen = signals or (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in chosen}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def ignore_ctrl_c() -> None:
+    """A worker process's start: Ctrl-C reaches the whole process group, but the command's
+    own process decides what an interruption stops, and lets the chunks being played finish."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Mapping
 from importlib import import_module
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
@@ -41,15 +41,18 @@ COMMANDS: Mapping[str, str] = {
 """Every top-level command: its name and where it is defined ("module:attribute")."""
 
 
-def _kernel_unavailable(e: ImportError) -> NoReturn:
-    """SNIFF_KERNEL asks for a playout backend this install lacks: one line, exit 2."""
-    sys.stderr.write(f"sniff: {e}\n")
-    sys.exit(2)
+def _exit_if_kernel_choice(e: ImportError) -> None:
+    """SNIFF_KERNEL asks for a playout backend this install lacks (`KernelChoiceError`, which
+    sniff.playout raises as it is imported): one line, exit 2.
 
+    The engine's errors are imported here, once an import failed: `sniff matches` and the
+    other commands that need no engine never load it.
+    """
+    from sniff.errors import KernelChoiceError
 
-def _is_kernel_choice(e: ImportError) -> bool:
-    """The ImportError that sniff.playout raises for a SNIFF_KERNEL it cannot honour."""
-    return str(e).startswith("SNIFF_KERNEL=")
+    if isinstance(e, KernelChoiceError):
+        sys.stderr.write(f"sniff: {e}\n")
+        sys.exit(2)
 
 
 class _SniffGroup(click.Group):
@@ -83,8 +86,7 @@ class _SniffGroup(click.Group):
         try:
             command = getattr(import_module(module_name), attribute)
         except ImportError as e:
-            if _is_kernel_choice(e):
-                _kernel_unavailable(e)
+            _exit_if_kernel_choice(e)
             raise
         if not isinstance(command, click.Command):
             raise TypeError(f"{module_name}:{attribute} is not a click command")
@@ -101,8 +103,8 @@ class _SniffGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
             ctx.exit(128 + signal.SIGPIPE)
         except Exception as e:
-            if isinstance(e, ImportError) and _is_kernel_choice(e):
-                _kernel_unavailable(e)  # a command that imports the playout only when it runs
+            if isinstance(e, ImportError):
+                _exit_if_kernel_choice(e)  # a command that imports the playout only when it runs
             if isinstance(e, RuntimeError) and str(e) == "Query interrupted":
                 # Ctrl-C while DuckDB worked on this thread: its form of KeyboardInterrupt.
                 raise click.Abort from None
@@ -126,8 +128,7 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
     try:
         from sniff.playout import BACKEND
     except ImportError as e:
-        if _is_kernel_choice(e):
-            _kernel_unavailable(e)
+        _exit_if_kernel_choice(e)
         raise
     prog = ctx.find_root().info_name
     click.echo(f"{prog}, version {version('american-sniff')} (playout kernel: {BACKEND})")

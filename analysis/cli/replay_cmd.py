@@ -26,7 +26,7 @@ class LogError(click.ClickException):
 
 
 @contextmanager
-def _log_errors() -> Iterator[None]:
+def replay_errors() -> Iterator[None]:
     """Turn what reading the log can raise into one clear line."""
     try:
         yield
@@ -45,9 +45,9 @@ def _one_line(e: Exception) -> click.ClickException | None:
     """
     from analysis.logquery import NoLog
     from analysis.replay.model import ReplayError
-    from analysis.replay.rules import UnknownVariant
     from analysis.replay.source import MatchNotFound
     from service.storage import LogLocked, SchemaVersionError, StorageError
+    from sniff import UnknownVariant
 
     if isinstance(e, NoLog | SchemaVersionError | MatchNotFound | UnknownVariant):
         return CommandError(str(e))
@@ -155,7 +155,7 @@ def matches(
         winner=winner,
         limit=limit or None,
     )
-    with _log_errors():
+    with replay_errors():
         rows = list_matches(db_path, where)
     if fmt == "jsonl":
         for row in rows:
@@ -235,7 +235,7 @@ def replay(
 
     if at is not None and round_index is not None:
         raise CommandError("give --at N or --round R, not both")
-    with _log_errors():
+    with replay_errors():
         rp = load_replay(db_path, match_id, reveal=reveal)
     steps = list(rp.steps)
     if not steps:

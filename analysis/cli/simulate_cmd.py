@@ -8,7 +8,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +16,8 @@ import click
 import pyarrow as pa
 
 from analysis.cli.errors import Misuse
-from analysis.cli.import_cmd import _one_line
-from analysis.cli.interrupts import Interrupts
+from analysis.cli.import_cmd import db_error_line
+from analysis.cli.interrupts import Interrupts, ignore_ctrl_c, ignored
 from analysis.cli.options import (
     bots_option,
     check_seed_run,
@@ -43,7 +43,6 @@ from analysis.simulate import (
     code_version,
     default_chunk_size,
     default_run_id,
-    ignore_interrupts,
     play_chunk,
     ray_map,
     read_chunk,
@@ -78,7 +77,7 @@ class _Sink:
             except LogLocked:
                 continue
             except (StorageError, OSError) as e:
-                raise Misuse(_one_line(db_path, e)) from None
+                raise Misuse(db_error_line(db_path, e)) from None
         raise Misuse(f"{db_path} is held by a process that does not advertise a service")
 
     def stored_ids(self, run: str) -> list[str]:
@@ -110,7 +109,7 @@ class _Sink:
                 self.owner, table.drop_columns(["logged_at"]), tls_ca=self.tls_ca
             )
         except StorageError as e:
-            raise Misuse(_one_line(self.db_path, e)) from None
+            raise Misuse(db_error_line(self.db_path, e)) from None
         except Exception as e:  # the service's refusal
             details = getattr(e, "details", None)
             if callable(details):
@@ -149,17 +148,6 @@ class _Bar:
         if final:
             sys.stderr.write("\n")
         sys.stderr.flush()
-
-
-@contextlib.contextmanager
-def _uninterrupted() -> Iterator[None]:
-    """Neither Ctrl-C nor SIGTERM while the finished chunks are loaded after an interruption."""
-    old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
 
 
 @click.command()
@@ -319,7 +307,7 @@ def _run(
         with interrupts:
             for chunk in sorted(on_disk - loaded):
                 load(chunk)
-            done: Iterator[ChunkDone]
+            done: Generator[ChunkDone, None, None]
             if ray_address is not None:
                 done = ray_map(ray_address, jobs, workers)
             else:
@@ -328,7 +316,7 @@ def _run(
                     jobs,
                     min(workers, max(1, len(jobs))),
                     ("analysis.simulate",),
-                    ignore_interrupts,
+                    ignore_ctrl_c,
                 )
             with contextlib.closing(done):  # on an interruption: the running chunks finish
                 for finished in done:
@@ -336,7 +324,7 @@ def _run(
                     cpu += finished.cpu_s
                     load(finished.chunk)
     except KeyboardInterrupt:
-        with _uninterrupted():
+        with ignored():
             for chunk in sorted(chunks_on_disk(run_dir) - loaded):
                 load(chunk)  # chunks that finished while the run stopped
         bar.update(0, final=True)
@@ -345,7 +333,7 @@ def _run(
         bar.update(0, final=True)
         raise Misuse(_stopped(settings, loaded, run_dir, e.message)) from None
     except OSError as e:
-        with _uninterrupted(), contextlib.suppress(Misuse, OSError):
+        with ignored(), contextlib.suppress(Misuse, OSError):
             clean_temporaries(run_dir)
             for chunk in sorted(chunks_on_disk(run_dir) - loaded):
                 load(chunk)

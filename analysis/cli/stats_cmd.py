@@ -383,11 +383,11 @@ def _counterfactual(
     decisions_out: str | None,
 ) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
     """The observed rows with their counterfactual columns, and the cells by row key."""
-    from analysis.cli.audit_cmd import _Progress
+    from analysis.cli.audit_cmd import Progress
     from analysis.parallel import default_workers
     from analysis.stats.counterfactual import DECISION_COLUMNS, cf_cells, gains_of, with_cf
 
-    bar = _Progress(progress, "rollouts")
+    bar = Progress(progress, "rollouts")
     bar.start(max(1, -(-len(kept) // 4)))
     try:
         gains = gains_of(store, kept, rollouts, seed, workers or default_workers(), bar.update)

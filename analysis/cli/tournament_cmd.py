@@ -9,7 +9,7 @@ import time
 
 import click
 
-from analysis.cli.audit_cmd import _Progress
+from analysis.cli.audit_cmd import Progress
 from analysis.cli.errors import Misuse
 from analysis.cli.formats import render_table
 from analysis.cli.options import (
@@ -98,7 +98,7 @@ def tournament(
 
     Example: sniff tournament --bots rollout,greedy --deals 200 --round-limit 1 --target 10000
     """
-    from analysis.cli.import_cmd import _load
+    from analysis.cli.import_cmd import load_events
     from analysis.tournament import Settings, play, report
 
     try:
@@ -112,7 +112,7 @@ def tournament(
         raise Misuse(str(e)) from None
     if seed + deals - 1 > SEED_MAX:
         raise Misuse(f"--seed {seed} with --deals {deals} runs past the largest seed (2^64-1)")
-    bar = _Progress(progress, "playing")
+    bar = Progress(progress, "playing")
     bar.start(deals * len(bots))
     started = time.perf_counter()
     try:
@@ -122,7 +122,7 @@ def tournament(
     finally:
         bar.finish()
     elapsed = time.perf_counter() - started
-    imported, present = _load(db_path, table, tls_ca)
+    imported, present = load_events(db_path, table, tls_ca)
     result = report(settings, played)
     doc = result.to_json()
     if fmt == "json":

@@ -71,14 +71,6 @@ class Rect:
             and other.y < self.y + self.h - _EPS
         )
 
-    def inside(self, half: float) -> bool:
-        return (
-            self.x >= -half - _EPS
-            and self.y >= -half - _EPS
-            and self.x + self.w <= half + _EPS
-            and self.y + self.h <= half + _EPS
-        )
-
 
 def _rect_along(q: Vec, d: Vec, length: float, width: float) -> Rect:
     """The rectangle whose entry edge is centred on q and which extends `length` along d."""

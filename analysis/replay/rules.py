@@ -10,21 +10,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sniff import Layout, Move, SniffError, variant_named
+from sniff import Layout, Move, variant_named
 
 Orientation = Literal["cross", "inline"]
 
 
-class UnknownVariant(ValueError):
-    """A match whose variant is not one of RULES.md §10's names."""
-
-
 def new_layout(variant: str) -> Layout:
-    """An empty layout playing by `variant`'s rules."""
-    try:
-        return Layout(variant_named(variant))
-    except SniffError as exc:
-        raise UnknownVariant(str(exc)) from None
+    """An empty layout playing by `variant`'s rules (`sniff.UnknownVariant` for a name that is
+    not one of them)."""
+    return Layout(variant_named(variant))
 
 
 def parse_move(text: str) -> Move:

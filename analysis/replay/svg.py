@@ -9,7 +9,6 @@ the engine. The HTML viewer (html.py) is built from these same fragments.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from html import escape
 from typing import Final
 
@@ -186,12 +185,3 @@ def position_svg(replay: Replay, step: Step, px: int = PX) -> str:
         f"{_header(replay, step, box.x + 0.3, top)}"
         f'<g id="board">{board_svg(geometry, step)}</g></svg>\n'
     )
-
-
-def marks_of(steps: Iterable[Step]) -> set[tuple[str, str, str, int]]:
-    """Every (kind, tile, side, value) marker the steps show; kind is 'open' or 'counted'."""
-    out: set[tuple[str, str, str, int]] = set()
-    for s in steps:
-        out |= {("open", m.tile, m.side, m.value) for m in s.open_sides}
-        out |= {("counted", m.tile, m.side, m.value) for m in s.counted_ends}
-    return out

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis.stats.sql import statement
-from analysis.stats.store import TABLES, FactsStore, StatsError
-from service.storage.facts import replay_events
+from analysis.stats.store import FactsStore, StatsError
+from service.storage.facts import TABLES, replay_events
 from sniff import Match, SniffError, replay
 from sniff.facts import (
     DECISION_COLUMNS,

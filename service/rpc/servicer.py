@@ -45,7 +45,7 @@ from service.rpc import bounds, convert
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.rpc.status import KNOWN_ERRORS, invalid_argument, to_status
-from service.storage._base import QueryInterrupt
+from service.storage.access import QueryInterrupt
 from service.storage.events import COLUMNS, arrow_schema
 from service.storage.imports import BadImport
 from service.storage.log import Imported

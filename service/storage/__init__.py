@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._base import Params, ReadAccess, read_only_statement
+from ._sql import Params
+from .access import ReadAccess
 from .errors import (
     DamagedLog,
     DuplicateEvent,
@@ -32,6 +33,7 @@ from .errors import (
 from .events import KINDS, EventKind, LogEvent
 from .migrate import SCHEMA_VERSION
 from .owner import Owner, find_owner, owner_path, remove_owner, write_owner
+from .read_only import read_only_statement
 from .reader import LogReader, open_readonly
 
 if TYPE_CHECKING:

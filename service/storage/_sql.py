@@ -1,4 +1,5 @@
-"""SQL text lives in .sql files beside this module; this only loads it.
+"""SQL text lives in .sql files beside this module; this only loads it (and runs a named
+query for its one value: `scalar`).
 
 Keeping DDL and queries out of Python means they can be read, reviewed and
 tried in the DuckDB shell as they are, and Python never builds SQL text: it
@@ -10,8 +11,16 @@ stand for), quoted.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    import duckdb
+
+Params: TypeAlias = Sequence[Any] | Mapping[str, Any] | None
+"""Values for `?`/`$1` placeholders (a sequence) or `$name` ones (a mapping)."""
 
 _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -46,3 +55,14 @@ def with_catalog(name: str, catalog: str) -> str:
     """Named statement `name` with `{log}` replaced by `catalog`, quoted as an identifier."""
     quoted = '"' + catalog.replace('"', '""') + '"'
     return query(name).replace("{log}", quoted)
+
+
+def scalar(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> Any:
+    """The first value of named query `name`'s one-row result (None if no row).
+
+    Fetches the whole result: DuckDB 2.0 refuses any further work on a
+    connection whose last result was not read to the end (fetchone() leaves
+    it open), so this package never calls fetchone().
+    """
+    rows = con.execute(query(name), params).fetchall()
+    return rows[0][0] if rows else None

@@ -48,10 +48,15 @@ import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import _sql
 from .errors import JournalDamaged
 from .events import COLUMNS, HASH, EventRow
 from .files import PRIVATE
+
+if TYPE_CHECKING:
+    import duckdb
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MARK = b"J"
@@ -279,3 +284,21 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def unloaded_rows(con: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> list[EventRow]:
+    """The journal rows the file lacks, `logged_at` filled in (now, where none).
+
+    A crash after DuckDB took a backlog but before the journal was emptied
+    leaves rows in both; they are known by (match_id, seq), since each
+    match's sequence is gap-free.
+    """
+    if not rows:
+        return []
+    next_seq = {str(m): int(s) for m, s in con.execute(_sql.query("next_seq_of_all")).fetchall()}
+    now = datetime.now(UTC)
+    return [
+        row if row[-1] is not None else (*row[:-1], now)
+        for row in rows
+        if row[1] >= next_seq.get(row[0], 0)
+    ]

@@ -7,12 +7,10 @@ reaches DuckDB later, many at a time.
 
 The write protocol (the one place it is written down):
 
-1. Hand-in. `append_async(events)` and `append(events)` turn the events into
-   rows in the caller's thread (a `detail` that is not JSON, text that is
-   not UTF-8 or an int that no column holds raises there and then) and queue
-   them as one batch with a `concurrent.futures.Future`. `append_async`
-   returns the future (asyncio code awaits
-   `asyncio.wrap_future(log.append_async(events))`); `append` waits for it.
+1. Hand-in. `append(events)` turns the events into rows in the caller's
+   thread (a `detail` that is not JSON, text that is not UTF-8 or an int
+   that no column holds raises there and then), queues them as one batch
+   with a `concurrent.futures.Future`, and waits for it.
 2. Group commit. Whoever holds `_commit_lock` owns everything behind the
    queue: the journal, the backlog, each open match's next seq and the
    DuckDB write cursor. A commit takes everything queued (at most
@@ -24,14 +22,13 @@ The write protocol (the one place it is written down):
    events survive a crash (with `sync=False`: a crash of the process, not
    of the machine). If the journal write fails, the journal is cut back to
    where it was and every batch of the group fails: LogFull for a full
-   disk, StorageError otherwise. A batch cancelled while queued is left out.
+   disk, StorageError otherwise.
 3. Who commits. `append` commits in its own thread when the lock is free (a
    lone caller pays no thread switch); otherwise it waits for its future.
-   The writer thread serves everything else: batches of `append_async`,
-   batches queued while the lock was taken (whoever releases the lock with
-   batches queued wakes it), and the loads that fall due. After a group of
-   several callers the writer waits up to GATHER_SECONDS for as many to
-   queue again.
+   The writer thread serves everything else: batches queued while the lock
+   was taken (whoever releases the lock with batches queued wakes it), and
+   the loads that fall due. After a group of several callers the writer
+   waits up to GATHER_SECONDS for as many to queue again.
 4. Loading. Acknowledged rows that DuckDB does not hold yet are the
    backlog. It is inserted in one transaction (with the settings of the
    matches it creates) when it reaches LOAD_ROWS rows or its oldest row is
@@ -42,9 +39,6 @@ The write protocol (the one place it is written down):
    LOAD_SECONDS, and fails the reads meanwhile (LogFull for a full disk).
 5. Recovery. Opening the log first migrates an older schema, then loads the
    journal rows that DuckDB lacks (a crash between steps 2 and 4).
-
-A future's done-callbacks run in the thread that committed its batch, after
-it released the lock: they may read the log and append to it.
 """
 
 from __future__ import annotations
@@ -64,11 +58,12 @@ from pathlib import Path
 from typing import Final
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
-import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _sql
-from ._base import ReadAccess, claim, connect, realpath_key, release, scalar, unloaded_rows
+from .access import ReadAccess
+from .connect import claim, connect, realpath_key, release
 from .errors import (
     DuplicateEvent,
     JournalDamaged,
@@ -95,7 +90,14 @@ from .facts import Facts, facts_of, fill_missing_facts, insert_facts, match_ids_
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
 from .integrity import check_whole
-from .journal import Journal, JournalScan, fsync_dir, journal_path, scan_journal
+from .journal import (
+    Journal,
+    JournalScan,
+    fsync_dir,
+    journal_path,
+    scan_journal,
+    unloaded_rows,
+)
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
 
@@ -356,28 +358,22 @@ class EventLog(ReadAccess):
 
     # -- appending -------------------------------------------------------------
 
-    def append_async(self, events: Iterable[LogEvent]) -> Future[None]:
-        """Queue events for the next group commit; the future resolves with it.
-
-        The future's result is None once the events are durable; its
-        exception is why this batch was kept out, whole: DuplicateEvent or
-        SequenceGap (the events do not continue their match's sequence),
-        LogFull (the disk is full) or StorageError. Raises at once LogClosed
-        after `close()`, TypeError/ValueError for an event the log cannot
-        hold. Cancelling the future while the batch is queued keeps it out.
-        Events of one match must be appended in order (the service appends a
-        match's events while holding that match's lock).
-        """
-        return self._enqueue(events, wake_writer=True)
-
     def append(self, events: Sequence[LogEvent]) -> None:
-        """Append events and return once they are durable; raises as `append_async`'s future."""
-        future = self._enqueue(events, wake_writer=False)
+        """Append events in the next group commit; return once they are durable.
+
+        Raises why this batch was kept out, whole: DuplicateEvent or
+        SequenceGap (the events do not continue their match's sequence),
+        LogFull (the disk is full) or StorageError; before queueing it,
+        LogClosed after `close()` and TypeError/ValueError for an event the
+        log cannot hold. Events of one match must be appended in order (the
+        service appends a match's events while holding that match's lock).
+        """
+        future = self._enqueue(events)
         if self._commit_lock.acquire(blocking=False):
             self._commit_queued()  # nobody else is committing: this thread does
         future.result()
 
-    def _enqueue(self, events: Iterable[LogEvent], wake_writer: bool) -> Future[None]:
+    def _enqueue(self, events: Iterable[LogEvent]) -> Future[None]:
         batch = tuple(events)
         rows = to_rows(batch)
         future: Future[None] = Future()
@@ -386,10 +382,6 @@ class EventLog(ReadAccess):
                 raise LogClosed(f"the event log {self.path} is closed")
             if batch:
                 self._queue.append(_Batch(batch, rows, future))
-                # Wake the writer only when it waits for this: the first batch,
-                # or the last one of the group it gathers.
-                if wake_writer and (len(self._queue) in (1, self._last_group)):
-                    self._cond.notify()
         if not batch:
             future.set_result(None)
         return future
@@ -467,8 +459,6 @@ class EventLog(ReadAccess):
         staged: dict[str, int] = {}
         accepted: list[_Batch] = []
         for batch in group:
-            if not batch.future.set_running_or_notify_cancel():
-                continue  # cancelled while queued
             try:
                 advanced = self._check_sequence(batch.events, staged)
             except SequenceError as exc:
@@ -530,7 +520,7 @@ class EventLog(ReadAccess):
         return advanced
 
     def _next_seq_in_file(self, match_id: str) -> int:
-        next_seq = scalar(self._wcur, "next_seq_of", {"match_id": match_id})
+        next_seq = _sql.scalar(self._wcur, "next_seq_of", {"match_id": match_id})
         return int(next_seq) if next_seq is not None else 0
 
     def _load_due(self) -> bool:
@@ -742,7 +732,7 @@ class EventLog(ReadAccess):
 
 
 def _answer(answers: list[tuple[Future[None], BaseException | None]]) -> None:
-    """Resolve the futures (their done-callbacks run here, in this thread)."""
+    """Resolve the futures, once the commit lock is released: the callers go on."""
     for future, error in answers:
         if future.done():  # failed by an earlier bug report
             continue

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import duckdb
 
@@ -35,7 +35,7 @@ from .events import HASH, EventRow
 
 if TYPE_CHECKING:
     # Imported where used: reading a file's version (every open) needs neither.
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 SCHEMA_VERSION: Final = 4
 """The schema version this code writes; schema.sql creates exactly this one."""
@@ -92,7 +92,7 @@ def chain_legacy_events(con: duckdb.DuckDBPyConnection) -> None:
 
 def chained_table(counts: dict[str, int]) -> pa.Table:
     """(match_id, chained): how many leading events of each match have a legacy chain."""
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     return pa.table(
         {
@@ -135,7 +135,7 @@ def _write_hashes(
 ) -> None:
     if not ids:
         return
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     table = pa.table(
         {
@@ -165,22 +165,17 @@ FINISHERS: Final[dict[int, Callable[[duckdb.DuckDBPyConnection], None]]] = {
 """From version N, what runs after MIGRATIONS[N]'s script, in the same transaction."""
 
 
-def _scalar(con: duckdb.DuckDBPyConnection, name: str) -> Any:
-    rows = con.execute(_sql.query(name)).fetchall()  # fetchall: see _base.scalar
-    return rows[0][0] if rows else None
-
-
 def stored_version(con: duckdb.DuckDBPyConnection) -> int | None:
     """The file's schema version; None for a file with no tables at all.
 
     Raises SchemaVersionError for a database that has tables but no version,
     which is some other program's file.
     """
-    if _scalar(con, "schema_version_table_exists"):
-        version = _scalar(con, "schema_version")
+    if _sql.scalar(con, "schema_version_table_exists"):
+        version = _sql.scalar(con, "schema_version")
         if version is not None:
             return int(version)
-    if _scalar(con, "user_table_count"):
+    if _sql.scalar(con, "user_table_count"):
         raise SchemaVersionError("this DuckDB file is not an American Sniff event log")
     return None
 

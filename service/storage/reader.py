@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 import duckdb
 
 if TYPE_CHECKING:
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 from . import _sql
-from ._base import ReadAccess, claim, connect, realpath_key, release, unloaded_rows
+from .access import ReadAccess
+from .connect import claim, connect, realpath_key, release
 from .errors import StorageError
 from .events import (
     explicitly_dealt,
@@ -37,7 +38,7 @@ from .events import (
     settings_to_arrow,
 )
 from .integrity import check_whole
-from .journal import journal_path, read_journal
+from .journal import journal_path, read_journal, unloaded_rows
 from .migrate import check_readable, stored_version
 
 __all__ = ["LogReader", "open_readonly"]
@@ -69,7 +70,7 @@ class LogReader(ReadAccess):
             pending = unloaded_rows(con, read_journal(journal_path(absolute)))
             self._overlay: tuple[str, dict[str, pa.Table]] | None = None
             if pending:
-                import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+                import pyarrow as pa
 
                 catalog = str(con.execute(_sql.query("current_database")).fetchall()[0][0])
                 tables = {

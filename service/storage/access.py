@@ -1,238 +1,36 @@
-"""What the live log and the offline reader share: connecting, the schema
-version check, the read-only query guard and the read methods.
+"""The read methods that the live log and the offline reader share.
 
 Both `EventLog` (the service's read-write owner) and `LogReader` (a
-read-only open when no process holds the file) answer queries through this
-one class, so a query is refused or allowed by the same rules whether the CLI
-reaches the log through the service's Query RPC or opens the file itself.
+read-only open when no process holds the file) answer queries through
+`ReadAccess`, so a query is refused or allowed by the same rules
+(read_only.py) whether the CLI reaches the log through the service's Query
+RPC or opens the file itself. `QueryInterrupt` lets another thread stop one.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import threading
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Self
 
 import duckdb
 
 if TYPE_CHECKING:
     # Imported where used: `query_rows` and the service's own reads need no Arrow.
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 from . import _sql
-from .errors import (
-    LogClosed,
-    LogLocked,
-    QueryError,
-    ReadOnlyViolation,
-    StorageError,
-)
-from .events import EventRow, LogEvent, from_row
-from .files import owner_only
+from ._sql import Params
+from .errors import LogClosed, QueryError
+from .events import LogEvent, from_row
 from .migrate import stored_version
+from .read_only import query_error, read_only_statement
 
-Params: TypeAlias = Sequence[Any] | Mapping[str, Any] | None
-"""Values for `?`/`$1` placeholders (a sequence) or `$name` ones (a mapping)."""
-
-# Settings for every connection this package opens. External access off means
-# no query can read or write files, ATTACH another database, or load
-# extensions: a query is a question about the log and nothing else. Locking
-# the configuration keeps a query from turning it back on.
-_CONFIG: Final[dict[str, str | bool]] = {
-    "enable_external_access": False,
-    "lock_configuration": True,
-}
-
-# Added for the service's read-write open only: its queries share the machine
-# with play, so they get one DuckDB thread and bounded memory (and spill).
-# DuckDB has these settings per database instance, not per connection (and
-# `lock_configuration` forbids changing them later), so they are set here.
-# An offline read-only open keeps DuckDB's defaults.
-_SERVICE_CONFIG: Final[dict[str, str | bool | int]] = {
-    "threads": 1,
-    "memory_limit": "1GB",
-    "max_temp_directory_size": "1GB",
-}
-
-_ALLOWED: Final = frozenset({duckdb.StatementType.SELECT})
-# Table functions that are maintenance, not questions; they would otherwise
-# run inside a read-only transaction (checkpoint() does).
-_REFUSED_FUNCTIONS: Final = frozenset({"checkpoint", "force_checkpoint"})
-_SKIPPED_TOKENS: Final = frozenset({duckdb.token_type.comment})
-_NAME_TOKENS: Final = frozenset({duckdb.token_type.identifier, duckdb.token_type.keyword})
-_ANALYZE: Final = frozenset({"analyze", "analyse"})
-_LOCK_PID = re.compile(r"\(PID (\d+)\)")
 _FETCH_ROWS: Final = 8192
-
-
-# -- one open per file per process -------------------------------------------
-#
-# DuckDB shares one database instance between connections to the same path in
-# a process. A second EventLog on that path would share the file silently with
-# its own idea of each match's next seq, and a read-only open beside a
-# read-write one fails with an obscure configuration error; refuse both here.
-
-_registry_lock = threading.Lock()
-_writers: set[str] = set()
-_readers: Counter[str] = Counter()
-
-
-def claim(key: str, write: bool) -> None:
-    with _registry_lock:
-        if key in _writers or (write and _readers[key]):
-            raise LogLocked(f"{key} is already open in this process")
-        if write:
-            _writers.add(key)
-        else:
-            _readers[key] += 1
-
-
-def release(key: str, write: bool) -> None:
-    with _registry_lock:
-        if write:
-            _writers.discard(key)
-        else:
-            _readers[key] -= 1
-            if _readers[key] <= 0:
-                del _readers[key]
-
-
-def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the file with this package's settings, naming a lock holder's pid.
-
-    A read-write open creates a missing file mode 0600 (files.py).
-    """
-    try:
-        if read_only:
-            return duckdb.connect(str(path), read_only=True, config=dict(_CONFIG))
-        config: dict[str, str | bool | int | float | list[str]] = dict(_CONFIG)
-        config.update(_SERVICE_CONFIG)
-        with owner_only():
-            return duckdb.connect(str(path), read_only=False, config=config)
-    except duckdb.IOException as exc:
-        text = str(exc)
-        match = _LOCK_PID.search(text)
-        if "lock" in text.lower():
-            pid = int(match.group(1)) if match else None
-            holder = f"process {pid}" if pid is not None else "another process"
-            raise LogLocked(f"{path} is held by {holder}", pid) from exc
-        raise StorageError(f"cannot open {path}: {text}") from exc
-    except duckdb.ConnectionException as exc:
-        raise LogLocked(f"{path} is already open in this process: {exc}") from exc
-
-
-def scalar(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> Any:
-    """The first value of named query `name`'s one-row result (None if no row).
-
-    Fetches the whole result: DuckDB 2.0 refuses any further work on a
-    connection whose last result was not read to the end (fetchone() leaves
-    it open), so this package never calls fetchone().
-    """
-    rows = con.execute(_sql.query(name), params).fetchall()
-    return rows[0][0] if rows else None
-
-
-def unloaded_rows(con: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> list[EventRow]:
-    """The journal rows the file lacks, `logged_at` filled in (now, where none).
-
-    A crash after DuckDB took a backlog but before the journal was emptied
-    leaves rows in both; they are known by (match_id, seq), since each
-    match's sequence is gap-free.
-    """
-    if not rows:
-        return []
-    next_seq = {str(m): int(s) for m, s in con.execute(_sql.query("next_seq_of_all")).fetchall()}
-    now = datetime.now(UTC)
-    return [
-        row if row[-1] is not None else (*row[:-1], now)
-        for row in rows
-        if row[1] >= next_seq.get(row[0], 0)
-    ]
-
-
-# -- the read-only guard -------------------------------------------------------
-
-
-class _Token(NamedTuple):
-    start: int  # UTF-8 byte offset into the statement
-    text: str
-    kind: duckdb.token_type
-
-
-def _tokens(raw: bytes) -> list[_Token]:
-    """DuckDB's own tokens of a statement, with their text, comments dropped."""
-    spans = duckdb.tokenize(raw.decode())
-    ends = [start for start, _ in spans[1:]] + [len(raw)]
-    return [
-        _Token(start, raw[start:end].decode(errors="replace").strip(), kind)
-        for (start, kind), end in zip(spans, ends, strict=True)
-        if kind not in _SKIPPED_TOKENS
-    ]
-
-
-def read_only_statement(
-    sql: str, parser: duckdb.DuckDBPyConnection | None = None
-) -> duckdb.Statement:
-    """The one read-only statement in `sql`, parsed by DuckDB's own parser.
-
-    Accepted: SELECT (also WITH, FROM-first, VALUES, DESCRIBE, SHOW,
-    SUMMARIZE, which DuckDB parses as SELECT) and EXPLAIN [ANALYZE] of one.
-    Everything else raises ReadOnlyViolation before it runs. This is the
-    first line only: a statement's type cannot show a data-modifying CTE
-    (`WITH x AS (DELETE ... RETURNING *) SELECT ...` parses as SELECT), so
-    the query also runs in a READ ONLY transaction with external access off.
-
-    `parser` is a connection to parse with. Without one, DuckDB's module-level
-    parser opens its default in-memory database on first use (some 20-50 ms of
-    a command's start), so the read methods below pass their own cursor.
-    """
-    parse = duckdb.extract_statements if parser is None else parser.extract_statements
-    try:
-        statements = parse(sql)
-    except duckdb.Error as exc:
-        raise QueryError(str(exc)) from None
-    if len(statements) != 1:
-        raise ReadOnlyViolation(f"expected exactly one statement, got {len(statements)}")
-    statement = statements[0]
-    raw = statement.query.encode()
-    tokens = _tokens(raw)
-    if any(
-        token.kind in _NAME_TOKENS and token.text.strip('"').lower() in _REFUSED_FUNCTIONS
-        for token in tokens
-    ):
-        raise ReadOnlyViolation("checkpoints are maintenance, not queries")
-    if statement.type == duckdb.StatementType.EXPLAIN:
-        _check_explained(raw, tokens, parse)
-    elif statement.type not in _ALLOWED:
-        raise ReadOnlyViolation(
-            f"{statement.type.name} statements are not allowed: the log answers"
-            " SELECT (WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN) queries only"
-        )
-    return statement
-
-
-def _check_explained(
-    raw: bytes, tokens: list[_Token], parse: Callable[[str], list[duckdb.Statement]]
-) -> None:
-    """EXPLAIN ANALYZE runs its statement, so what it explains must be a read too."""
-    rest = tokens[1:]  # tokens[0] is EXPLAIN
-    if rest and rest[0].text.lower() in _ANALYZE:
-        rest = rest[1:]
-    statements = []
-    if rest:
-        with suppress(duckdb.Error):
-            statements = parse(raw[rest[0].start :].decode())
-    if len(statements) != 1 or statements[0].type not in _ALLOWED:
-        raise ReadOnlyViolation("only EXPLAIN [ANALYZE] of a SELECT is allowed")
-
 
 _LIKE_ARROW: Final = frozenset(
     {
@@ -283,24 +81,6 @@ def _decimal_at(row: tuple[Any, ...], indexes: Sequence[int]) -> tuple[Any, ...]
         if values[i] is not None:
             values[i] = Decimal(values[i])
     return tuple(values)
-
-
-def _query_error(exc: duckdb.Error) -> StorageError:
-    """A DuckDB error from a user query, as the exception the caller should see."""
-    if isinstance(exc, duckdb.PermissionException):
-        return ReadOnlyViolation(f"queries may not reach outside the log: {exc}")
-    text = str(exc)
-    if "read-only" in text and isinstance(
-        exc, duckdb.TransactionException | duckdb.InvalidInputException
-    ):
-        # A write inside our READ ONLY transaction, or on a read-only file.
-        return ReadOnlyViolation(f"queries may not change the log: {text}")
-    if isinstance(exc, duckdb.InterruptException):
-        return QueryError("the query was cancelled (it ran past its time limit)")
-    return QueryError(text)
-
-
-# -- the shared read methods ---------------------------------------------------
 
 
 class ReadAccess:
@@ -358,11 +138,6 @@ class ReadAccess:
         if con is not None:
             con.close()
 
-    @property
-    def closed(self) -> bool:
-        """True once `close()` has begun; every method then raises LogClosed."""
-        return self._con is None
-
     # -- ad hoc queries --
 
     def query(self, sql: str, params: Params = None, *, timeout: float | None = None) -> pa.Table:
@@ -372,14 +147,14 @@ class ReadAccess:
         reach outside it, QueryError for a statement DuckDB rejects or one
         still running after `timeout` seconds.
         """
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow as pa
 
         statement = self._read_only(sql)
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             try:
                 table = cursor.sql(statement, params=params).to_arrow_table()
             except duckdb.Error as exc:
-                raise _query_error(exc) from None
+                raise query_error(exc) from None
         return table if table is not None else pa.table({})
 
     def query_rows(
@@ -419,7 +194,7 @@ class ReadAccess:
                 columns = list(relation.columns)
                 rows = relation.fetchall()
             except duckdb.Error as exc:
-                raise _query_error(exc) from None
+                raise query_error(exc) from None
         if like_arrow:
             huge = [i for i, t in enumerate(types) if t.id == "hugeint"]
             if huge:
@@ -453,7 +228,7 @@ class ReadAccess:
         timeout: float | None,
         interrupt: QueryInterrupt | None,
     ) -> Iterator[pa.RecordBatch]:
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow as pa
 
         with self._snapshot() as cursor, _deadline(cursor, timeout):
             if interrupt is not None:
@@ -469,7 +244,7 @@ class ReadAccess:
                 if empty:
                     yield pa.RecordBatch.from_pylist([], schema=reader.schema)
             except duckdb.Error as exc:
-                raise _query_error(exc) from None
+                raise query_error(exc) from None
             except pa.ArrowException as exc:
                 raise QueryError(str(exc)) from None
             finally:
@@ -520,7 +295,7 @@ class ReadAccess:
     def count(self) -> int:
         """How many events are committed."""
         with self._cursor() as cursor:
-            return int(scalar(cursor, "count"))
+            return int(_sql.scalar(cursor, "count"))
 
     def schema_version(self) -> int:
         """The file's schema version (always `SCHEMA_VERSION` once open)."""
@@ -588,9 +363,3 @@ def _deadline(cursor: duckdb.DuckDBPyConnection, timeout: float | None) -> Itera
         yield
     finally:
         timer.cancel()
-
-
-def realpath_key(path: str | os.PathLike[str]) -> tuple[Path, str]:
-    """The path as given (made absolute) and the key that names its file."""
-    absolute = Path(path).absolute()
-    return absolute, os.path.realpath(absolute)
