@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._base import Params, ReadAccess, read_only_statement
+from ._base import Params, QueryInterrupt, ReadAccess, read_only_statement
 from .errors import (
     DuplicateEvent,
     LogClosed,
@@ -50,6 +50,7 @@ __all__ = [
     "Owner",
     "Params",
     "QueryError",
+    "QueryInterrupt",
     "ReadAccess",
     "ReadOnlyViolation",
     "SchemaVersionError",
