@@ -26,11 +26,10 @@ from typing import Any, Final
 import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB, DEFAULT_MAX_LIVE_MATCHES
 from service.hub import Hub
-from service.rpc import decoding
+from service.rpc import decoding, reflection
 from service.rpc.bounds import MAX_TOKEN_LENGTH
 from service.rpc.gen.sniff.v1 import sniff_pb2
 from service.rpc.servicer import SniffServicer
@@ -175,13 +174,8 @@ async def _start(
     decoding.add_to_server(servicer, server)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection(
-        (
-            SERVICE_NAME,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
+    reflection.add_to_server(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server
     )
     try:
         if tls is None:
