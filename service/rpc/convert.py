@@ -94,20 +94,31 @@ def tiles_pb(tiles: Iterable[int]) -> list[pb.Tile]:
     return [tile_pb(t) for t in tiles]
 
 
-def side_pb(side: Side) -> int:
-    return int(side) + 1
+_SIDE_PB: tuple[pb.Side, ...] = (
+    pb.SIDE_LOW,
+    pb.SIDE_HIGH,
+    pb.SIDE_LINE_A,
+    pb.SIDE_LINE_B,
+    pb.SIDE_BRANCH_A,
+    pb.SIDE_BRANCH_B,
+)
+"""By the engine's `Side` (whose int order is the proto's, less its unspecified 0)."""
 
 
-def variant_pb(variant: Variant | str) -> int:
+def side_pb(side: Side) -> pb.Side:
+    return _SIDE_PB[side]
+
+
+def variant_pb(variant: Variant | str) -> pb.Variant:
     return _VARIANT_PB[variant if isinstance(variant, str) else variant.name]
 
 
-def variant_from_pb(value: int) -> Variant:
+def variant_from_pb(value: pb.Variant) -> Variant:
     """The variant a request names; unset is American (old clients). Bounds refuse others."""
     return _VARIANT_OF_PB[value]
 
 
-def _orientation_pb(move: Move) -> int:
+def _orientation_pb(move: Move) -> pb.Orientation:
     if move.orientation is None:
         return pb.ORIENTATION_UNSPECIFIED
     return _ORIENTATION_PB[move.orientation]
@@ -131,7 +142,9 @@ def move_pb(move: Move) -> pb.Move:
         return pb.Move(lead=lead, notation=str(move))
     if move.kind is MoveKind.DRAW:
         return pb.Move(draw=pb.Move.Draw(), notation="draw")
-    return pb.Move(**{"pass": pb.Move.Pass()}, notation="pass")
+    msg = pb.Move(notation="pass")
+    getattr(msg, "pass").SetInParent()  # `pass` is a Python keyword
+    return msg
 
 
 def counted_ends_pb(ends: Iterable[CountedEnd]) -> list[pb.CountedEnd]:
@@ -162,7 +175,7 @@ def round_end_pb(
     return msg
 
 
-def leader_choice_pb(choice: LeaderChoice | str) -> int:
+def leader_choice_pb(choice: LeaderChoice | str) -> pb.LeaderChoice:
     return _CHOICES[choice]
 
 
@@ -381,7 +394,7 @@ def event_pb(
             applied.drawn_tile.CopyFrom(tile_pb(Tile.parse(e.drawn)))
         msg.action_applied.CopyFrom(applied)
     elif e.kind == "round_ended":
-        end = pb.RoundEnd(
+        round_end = pb.RoundEnd(
             round_index=e.round or 0,
             kind=_END_KINDS[d["end"]],
             pips=d["pips"],
@@ -390,8 +403,8 @@ def event_pb(
             remaining_hands=hands_pb([Tile.parse(t) for t in h] for h in d.get("hands", [])),
         )
         if d.get("finisher") is not None:
-            end.finisher = d["finisher"]
-        msg.round_ended.CopyFrom(pb.RoundEnded(round_end=end))
+            round_end.finisher = d["finisher"]
+        msg.round_ended.CopyFrom(pb.RoundEnded(round_end=round_end))
     else:
         end = match_end_pb(
             d["winner"],
@@ -417,7 +430,7 @@ def tile_from_pb(msg: pb.Tile, what: str = "tile") -> Tile:
     return Tile.of(msg.low, msg.high)
 
 
-def _orientation_from_pb(value: int) -> Orientation | None:
+def _orientation_from_pb(value: pb.Orientation) -> Orientation | None:
     if value == pb.ORIENTATION_UNSPECIFIED:
         return None
     try:
@@ -522,12 +535,12 @@ _POLICY_OF_PB = {
 _POLICY_PB = {"greedy": pb.PLAYOUT_POLICY_GREEDY, "random": pb.PLAYOUT_POLICY_RANDOM}
 
 
-def policy_from_pb(value: int) -> str:
+def policy_from_pb(value: pb.PlayoutPolicy) -> str:
     """The rollouts' policy a request names; unset is greedy. Bounds refuse other values."""
     return _POLICY_OF_PB[value]
 
 
-def policy_pb(policy: str) -> int:
+def policy_pb(policy: str) -> pb.PlayoutPolicy:
     return _POLICY_PB[policy]
 
 

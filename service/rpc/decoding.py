@@ -49,9 +49,9 @@ def _decoder(message_class: type[Message]) -> Callable[[bytes], Message | Undeco
     return decode
 
 
-def method_handlers(servicer: object) -> dict[str, grpc.RpcMethodHandler]:
+def method_handlers(servicer: object) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
     """Each SniffService method of `servicer`, by name, with its tolerant decoder."""
-    handlers: dict[str, grpc.RpcMethodHandler] = {}
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in SERVICE.methods:
         request = message_factory.GetMessageClass(method.input_type)
         response = message_factory.GetMessageClass(method.output_type)

@@ -5,7 +5,9 @@ tools (grpcurl, Postman, grpc-js's and Go's reflection clients) ask for
 `grpc.reflection.v1` first. The two protocols are the same messages, field
 for field, under another package, so v1 is served here by the same servicer:
 its requests decode as v1alpha's (same bytes), its replies encode the same.
-So that a client can describe the v1 service too, its descriptor (v1alpha's,
+Both versions are registered here, with the same handler (what
+`enable_server_reflection` does for v1alpha). So that a client can describe
+the v1 service too, its descriptor (v1alpha's,
 renamed) is added to the default descriptor pool once.
 """
 
@@ -19,7 +21,7 @@ import grpc.aio
 from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.descriptor import FileDescriptor
 from google.protobuf.message import Message
-from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_reflection.v1alpha._async import ReflectionServicer
 
 V1ALPHA: Final = reflection.SERVICE_NAME
@@ -61,7 +63,6 @@ def add_to_server(service_names: Sequence[str], server: grpc.aio.Server) -> None
     """Serve reflection, v1 and v1alpha, listing `service_names` and both reflection services."""
     v1_file()
     servicer = ReflectionServicer((*service_names, V1, V1ALPHA))
-    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     handlers = {
         "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
             servicer.ServerReflectionInfo,
@@ -69,5 +70,6 @@ def add_to_server(service_names: Sequence[str], server: grpc.aio.Server) -> None
             response_serializer=_encode,
         )
     }
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(V1, handlers),))
-    server.add_registered_method_handlers(V1, handlers)
+    for name in (V1ALPHA, V1):
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+        server.add_registered_method_handlers(name, handlers)
