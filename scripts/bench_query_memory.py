@@ -1,7 +1,8 @@
 """Peak memory of the server while a large Query result streams through it.
 
 Starts the real service (`service.rpc.server.serve`) in a child process on a
-fresh DuckDB file and a free 127.0.0.1 port, runs one Query whose result is
+fresh DuckDB file and an ephemeral 127.0.0.1 port (bench_service's
+`start_server`), runs one Query whose result is
 far larger than the memory it may take (by default
 `SELECT i, i*2, 'x'||i FROM range(10000000)`, some 300 MB of Arrow IPC),
 reads the stream chunk by chunk without keeping it, and reports the server's
@@ -19,33 +20,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_service import start_server  # noqa: E402 (this script's own directory)
+
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
 from service.storage import find_owner  # noqa: E402
-
-START_SECONDS = 60.0
-"""The longest the server may take to say SERVING."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -56,63 +45,29 @@ def peak_rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
-def wait_serving(address: str, proc: subprocess.Popen[bytes]) -> None:
-    end = time.monotonic() + START_SECONDS
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < end:
-            if proc.poll() is not None:
-                raise SystemExit(f"the server exited early with status {proc.returncode}")
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            time.sleep(0.05)
-    raise SystemExit(f"no healthy service on {address} after {START_SECONDS} s")
-
-
 def measure(rows: int) -> dict[str, float | int]:
     """Stream the query once through a fresh server; its figures."""
     sql = f"SELECT i, i*2 AS j, 'x' || i AS s FROM range({rows}) t(i)"
     with tempfile.TemporaryDirectory(prefix="sniff-query-memory-") as tmp:
         db = Path(tmp) / "events.duckdb"
-        port = free_port()
-        address = f"127.0.0.1:{port}"
-        code = (
-            "import sys; from service.rpc.server import serve; "
-            f"sys.exit(serve({address!r}, {str(db)!r}))"
-        )
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-        )
+        server = start_server("query memory", Path(tmp), str(db))
         try:
-            wait_serving(address, proc)
             owner = find_owner(db)
             if owner is None or not owner.query_token:
                 raise SystemExit("the service wrote no owner file with its query token")
-            idle = peak_rss_mb(proc.pid)
+            idle = peak_rss_mb(server.proc.pid)
             request = pb.QueryRequest(sql=sql, token=owner.query_token)
             chunks = streamed = 0
             started = time.perf_counter()
-            with grpc.insecure_channel(address) as channel:
+            with grpc.insecure_channel(server.address) as channel:
                 stub = sniff_pb2_grpc.SniffServiceStub(channel)
                 for reply in stub.Query(request, timeout=600):
                     chunks += 1
                     streamed += len(reply.arrow_ipc)
             seconds = time.perf_counter() - started
-            peak = peak_rss_mb(proc.pid)
+            peak = peak_rss_mb(server.proc.pid)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            server.stop()
     return {
         "rows": rows,
         "chunks": chunks,

@@ -188,7 +188,7 @@ class QueryStreams:
         batches = self._log.query_batches(sql, params or None, interrupt=interrupt)
         with contextlib.closing(batches):  # type: ignore[type-var]
             first = next(batches)  # there is always one: an empty result's carries the schema
-            sink = _Chunks()
+            sink = _IpcSink()
             writer = pa.ipc.new_stream(pa.PythonFile(sink, mode="w"), first.schema)
             writer.write_batch(first)
             for batch in batches:
@@ -209,7 +209,7 @@ def _yield_cpu() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), QUERY_NICE)
 
 
-class _Chunks(io.RawIOBase):
+class _IpcSink(io.RawIOBase):
     """A write-only sink that hands out what was written so far, in whole IPC messages."""
 
     def __init__(self) -> None:
