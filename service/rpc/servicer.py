@@ -39,6 +39,7 @@ from service.rpc.query_stream import QueryStreams
 from service.rpc.status import streaming, unary
 from service.rpc.watch_stream import WatchStreams
 from service.scoring import build_layout
+from service.storage.log import Imported
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -275,7 +276,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             events=done.events,
         )
 
-    def _import(self, data: bytes) -> Any:
+    def _import(self, data: bytes) -> Imported:
         """Decode and import in one hub thread: both are seconds of work for a big import."""
         return self.hub.import_matches(convert.events_table(data))
 

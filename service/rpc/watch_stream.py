@@ -38,10 +38,11 @@ class WatchStreams:
         self._closing = False
 
     def close(self) -> None:
-        """End every waiting stream (ServiceStopping) and refuse none already open to finish.
+        """End every stream that waits for events (ServiceStopping, so UNAVAILABLE).
 
         Call on the event loop when the server starts shutting down, so idle
-        streams do not hold the shutdown for its whole grace period.
+        streams do not hold the shutdown for its whole grace period; a stream
+        still sending recorded events ends when it would next wait.
         """
         self._closing = True
         for wake in self._wakes:
