@@ -25,7 +25,6 @@ from service.analyses import AnalysisPool, analyse_position, analyse_view
 from service.errors import (
     BadArgument,
     Forbidden,
-    LimitReached,
     MissingHouseKey,
     MissingToken,
     ServiceStopping,
@@ -47,11 +46,6 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 HOUSE_KEY_HEADER: Final = "x-sniff-house-key"
 """The call metadata that carries the house key (see the proto's introduction)."""
-
-MAX_IMPORT_CHUNK: Final = 1 << 20
-"""Bytes of one ImportMatches message's `arrow_ipc`."""
-MAX_IMPORT_BYTES: Final = 1 << 30
-"""Bytes of one ImportMatches call: some two million events."""
 
 
 class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
@@ -258,13 +252,8 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             if first:
                 first = False
                 self._check_query_token(request.token, "an import")
-            if len(request.arrow_ipc) > MAX_IMPORT_CHUNK:
-                raise BadArgument("arrow_ipc", f"arrow_ipc: more than {MAX_IMPORT_CHUNK:,} bytes")
+            bounds.import_chunk(request, len(data))
             data += request.arrow_ipc
-            if len(data) > MAX_IMPORT_BYTES:
-                raise LimitReached(
-                    "import_bytes", f"an import holds at most {MAX_IMPORT_BYTES:,} bytes"
-                )
         if first:
             raise BadArgument("arrow_ipc", "arrow_ipc: the call sent no message")
         if self._closing:
