@@ -62,3 +62,21 @@ class WrongHouseKey(ServiceError):
 
 class ServiceStopping(ServiceError):
     """The service is shutting down: open streams end, new queries are refused."""
+
+
+class BadPlacement(ServiceError):
+    """A ScoreLayout placement that cannot be made on the layout the earlier ones built.
+
+    No match is involved, so this is the caller's bad argument, not a move
+    out of place in a match's state (IllegalMove). `kind` is the engine
+    error's kind, or `not_a_placement` for a draw or a pass.
+    """
+
+    def __init__(self, index: int, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.kind = kind
+
+
+class UndecodableRequest(ServiceError):
+    """The bytes of a request are not the message its method takes."""

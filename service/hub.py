@@ -26,7 +26,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 from service.errors import (
@@ -42,7 +42,8 @@ from service.match_events import action_events, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
-from service.storage.log import EventLog
+from service.storage.imports import BadImport
+from service.storage.log import EventLog, Imported
 from sniff import (
     ActionResult,
     CountedEnd,
@@ -56,10 +57,13 @@ from sniff import (
     view,
 )
 from sniff.dealing import DOMAIN as DEALING
-from sniff.errors import TileNotInHand
+from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.rules import RULES_VERSION, winning_seats
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 DEALING_VERSION = DEALING.decode()
 """Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
@@ -471,6 +475,38 @@ class Hub:
             choice = match.history[-1].leader_choice if match.history else None
             return view(match, None if role == OBSERVER else role), choice, live.proof()
 
+    def analysis_view(self, match_id: str, token: str) -> SeatView:
+        """The view an analysis is made from: that of the seat to play, holding `token`.
+
+        Refused like a move out of place: the observer has no view of its own
+        to analyse (Forbidden), and only the seat to play has a decision.
+        """
+        v, _, _ = self.state(match_id, token)
+        if v.viewer is None:
+            raise Forbidden(
+                "an analysis is made from one seat's view: use the token of the seat to play"
+            )
+        if v.phase is Phase.OVER:
+            raise MatchOver("the match is over: there is nothing to analyse")
+        if v.phase is not Phase.PLAYING:
+            raise NoRoundInPlay("no round is in play: the next round must be dealt first")
+        if v.turn != v.viewer:
+            raise NotYourTurn(f"it is seat {v.turn}'s turn, not seat {v.viewer}'s")
+        return v
+
+    def import_matches(self, table: pa.Table) -> Imported:
+        """Whole finished matches a client sent (ImportMatches), checked, added at once.
+
+        Values the log cannot store (a column of another type, a number out of
+        its range) are the client's fault like a broken chain: BadImport.
+        """
+        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+        try:
+            return self.log.import_matches(table, verify=True)
+        except (TypeError, ValueError, pa.ArrowException) as exc:
+            raise BadImport(f"the events cannot be stored: {exc}") from None
+
     @staticmethod
     def listen(live: LiveMatch, callback: Callable[[], None]) -> None:
         """Call `callback` after each change to `live`'s durable events, until `unlisten`.
@@ -498,6 +534,26 @@ class Hub:
         events = live.events
         over = bool(events) and events[-1].event.kind == "match_ended"
         return events[seq:], over
+
+    @staticmethod
+    def layout_sum(live: LiveMatch, seq: int) -> int:
+        """The layout's ends sum right after event `seq`, as ApplyMove gave it.
+
+        The log keeps an ends sum for placements only: a draw or a pass
+        changes nothing on the layout and logs null (the chain's canonical
+        content keeps it so). What a watcher reads must not differ from what
+        the mover read, so a draw or pass gets the sum of the round's last
+        placement before it. A round's deal starts an empty layout (0). Takes
+        no lock, like `events_from`.
+        """
+        events = live.events
+        for i in range(seq, -1, -1):
+            event = events[i].event
+            if event.kind != "action":
+                return 0
+            if event.ends_sum is not None:
+                return event.ends_sum
+        return 0
 
     @staticmethod
     def _notify(live: LiveMatch) -> None:

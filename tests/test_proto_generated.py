@@ -212,10 +212,21 @@ def test_every_element_is_documented(file_proto: descriptor_pb2.FileDescriptorPr
     assert undocumented == []
 
 
-def test_file_options_are_minimal(file_proto: descriptor_pb2.FileDescriptorProto) -> None:
+def test_file_options_name_each_languages_package_and_no_host(
+    file_proto: descriptor_pb2.FileDescriptorProto,
+) -> None:
+    """buf-style options for Go, Java and C#: exactly these, and none names a host."""
     options = file_proto.options
-    assert not options.go_package
+    set_options = {field.name: value for field, value in options.ListFields()}
+    assert set_options == {
+        "csharp_namespace": "Sniff.V1",
+        "go_package": "americansniff/sniff/v1;sniffv1",
+        "java_multiple_files": True,
+        "java_outer_classname": "SniffProto",
+        "java_package": "sniff.v1",
+    }
     assert not options.py_generic_services
-    for field, value in options.ListFields():
-        # No option may name a host (a dotted domain or a URL-like path).
-        assert not re.search(r"/|\.(com|org|net|io|dev)\b", str(value)), field.name
+    for name, value in set_options.items():
+        # A dotted domain or a URL would name a host the project does not own.
+        assert not re.search(r"\.(com|org|net|io|dev)\b|://", str(value)), name
+        assert "." not in str(value).split("/", 1)[0] or name != "go_package", name

@@ -15,7 +15,7 @@ import grpc
 import pyarrow as pa
 import pytest
 
-from service.rpc import servicer
+from service.rpc import query_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.service_helpers import (
     Service,
@@ -38,7 +38,7 @@ def svc(tmp_path: Path) -> Iterator[Service]:
 
 
 def running_queries(svc: Service) -> int:
-    return svc.running.servicer._queries_running
+    return svc.running.servicer.queries.running
 
 
 def wait_until_idle(svc: Service, seconds: float = 5.0) -> float:
@@ -67,7 +67,7 @@ def test_a_query_past_the_callers_deadline_is_stopped(svc: Service) -> None:
 def test_a_query_past_the_services_maximum_is_stopped_with_a_clear_status(
     svc: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(servicer, "MAX_QUERY_SECONDS", 0.3)
+    monkeypatch.setattr(query_stream, "MAX_QUERY_SECONDS", 0.3)
     exc = rpc_error(svc.stub.Query, heavy(svc), timeout=30)
     assert_refused(exc, grpc.StatusCode.DEADLINE_EXCEEDED, "ERROR_REASON_LIMIT_REACHED", "limit")
     assert error_info(exc).metadata["limit"] == "query_seconds"
@@ -96,13 +96,13 @@ def test_more_queries_than_the_limit_are_refused_not_queued(svc: Service) -> Non
             outcomes.append(exc.code())
 
     threads = []
-    for _ in range(servicer.MAX_RUNNING_QUERIES):
+    for _ in range(query_stream.MAX_RUNNING_QUERIES):
         call = svc.stub.Query(heavy(svc), timeout=30)
         calls.append(call)
         threads.append(threading.Thread(target=run, args=(call,)))
         threads[-1].start()
     deadline = time.monotonic() + 5
-    while running_queries(svc) < servicer.MAX_RUNNING_QUERIES:
+    while running_queries(svc) < query_stream.MAX_RUNNING_QUERIES:
         assert time.monotonic() < deadline, "the queries did not start"
         time.sleep(0.01)
     try:

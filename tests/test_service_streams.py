@@ -16,7 +16,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from service.rpc.servicer import MAX_WATCH_STREAMS_PER_MATCH, MAX_WATCH_STREAMS_PER_TOKEN
+from service.rpc.watch_stream import MAX_WATCH_STREAMS_PER_MATCH, MAX_WATCH_STREAMS_PER_TOKEN
 from tests.service_helpers import (
     Service,
     Stub,

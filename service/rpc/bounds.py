@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from service.errors import BadArgument
+from service.errors import BadArgument, LimitReached
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from sniff.dealing import SEED_LIMIT
 
@@ -43,6 +43,11 @@ MAX_QUERY_LENGTH: Final = 100_000
 MAX_QUERY_PARAMETERS: Final = 100
 MAX_PARAMETER_LENGTH: Final = 10_000
 """Characters of one text parameter of a Query."""
+
+MAX_IMPORT_CHUNK: Final = 1 << 20
+"""Bytes of one ImportMatches message's `arrow_ipc`."""
+MAX_IMPORT_BYTES: Final = 1 << 30
+"""Bytes of one ImportMatches call: some two million events."""
 
 MATCH_ID: Final = re.compile(r"[0-9a-f]{16}")
 """The form of the ids CreateMatch makes (`secrets.token_hex(8)`)."""
@@ -166,6 +171,14 @@ def query(request: pb.QueryRequest) -> None:
     for i, p in enumerate(request.parameters):
         if p.WhichOneof("value") == "string_value" and len(p.string_value) > MAX_PARAMETER_LENGTH:
             raise _refuse(f"parameters[{i}]", f"longer than {MAX_PARAMETER_LENGTH:,} characters")
+
+
+def import_chunk(request: pb.ImportMatchesRequest, received: int) -> None:
+    """One message of an import, after `received` bytes of the call's earlier messages."""
+    if len(request.arrow_ipc) > MAX_IMPORT_CHUNK:
+        raise _refuse("arrow_ipc", f"more than {MAX_IMPORT_CHUNK:,} bytes")
+    if received + len(request.arrow_ipc) > MAX_IMPORT_BYTES:
+        raise LimitReached("import_bytes", f"an import holds at most {MAX_IMPORT_BYTES:,} bytes")
 
 
 # -- analyses ---------------------------------------------------------------------------

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
-from service.hub import OBSERVER, ApplyOutcome, Logged, Proof
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+from service.errors import BadArgument
+from service.hub import OBSERVER, ApplyOutcome, Created, Logged, Proof
+from service.rpc.bounds import MAX_ANALYSIS_MILLIS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from service.rpc.query_stream import QueryValue
 from service.storage.chain import MatchSecrets
+from service.storage.events import COLUMNS, arrow_schema
 from sniff import (
     CountedEnd,
     Deal,
+    Layout,
     LeaderChoice,
     Move,
     MoveKind,
@@ -24,9 +31,10 @@ from sniff import (
     Side,
     Tile,
     TileNotationError,
+    points_for,
     winning_seats,
 )
-from sniff.rollout import Equities
+from sniff.rollout import DEFAULT_ROLLOUTS, Equities
 from sniff.rules import TARGET
 from sniff.tiles import TILES
 from sniff.variants import VARIANTS, Orientation, Variant
@@ -86,20 +94,31 @@ def tiles_pb(tiles: Iterable[int]) -> list[pb.Tile]:
     return [tile_pb(t) for t in tiles]
 
 
-def side_pb(side: Side) -> int:
-    return int(side) + 1
+_SIDE_PB: tuple[pb.Side, ...] = (
+    pb.SIDE_LOW,
+    pb.SIDE_HIGH,
+    pb.SIDE_LINE_A,
+    pb.SIDE_LINE_B,
+    pb.SIDE_BRANCH_A,
+    pb.SIDE_BRANCH_B,
+)
+"""By the engine's `Side` (whose int order is the proto's, less its unspecified 0)."""
 
 
-def variant_pb(variant: Variant | str) -> int:
+def side_pb(side: Side) -> pb.Side:
+    return _SIDE_PB[side]
+
+
+def variant_pb(variant: Variant | str) -> pb.Variant:
     return _VARIANT_PB[variant if isinstance(variant, str) else variant.name]
 
 
-def variant_from_pb(value: int) -> Variant:
+def variant_from_pb(value: pb.Variant) -> Variant:
     """The variant a request names; unset is American (old clients). Bounds refuse others."""
     return _VARIANT_OF_PB[value]
 
 
-def _orientation_pb(move: Move) -> int:
+def _orientation_pb(move: Move) -> pb.Orientation:
     if move.orientation is None:
         return pb.ORIENTATION_UNSPECIFIED
     return _ORIENTATION_PB[move.orientation]
@@ -123,7 +142,9 @@ def move_pb(move: Move) -> pb.Move:
         return pb.Move(lead=lead, notation=str(move))
     if move.kind is MoveKind.DRAW:
         return pb.Move(draw=pb.Move.Draw(), notation="draw")
-    return pb.Move(**{"pass": pb.Move.Pass()}, notation="pass")
+    msg = pb.Move(notation="pass")
+    getattr(msg, "pass").SetInParent()  # `pass` is a Python keyword
+    return msg
 
 
 def counted_ends_pb(ends: Iterable[CountedEnd]) -> list[pb.CountedEnd]:
@@ -152,6 +173,44 @@ def round_end_pb(
     if end.finisher is not None:
         msg.finisher = end.finisher
     return msg
+
+
+def leader_choice_pb(choice: LeaderChoice | str) -> pb.LeaderChoice:
+    return _CHOICES[choice]
+
+
+def create_response(created: Created) -> pb.CreateMatchResponse:
+    match = created.match
+    response = pb.CreateMatchResponse(
+        name=name_of(created.match_id),
+        match_id=created.match_id,
+        seat_tokens=list(created.seat_tokens),
+        observer_token=created.observer_token,
+        target=match.target,
+        leader=match.leader,
+        leader_choice=leader_choice_pb(match.history[-1].leader_choice),
+        turn=match.turn,
+        variant=variant_pb(match.variant),
+        seed_commitment=hex_of(created.seed_commitment),
+    )
+    if match.round_limit is not None:
+        response.round_limit = match.round_limit
+    return response
+
+
+def deal_response(round_index: int, leader: int, choice: LeaderChoice) -> pb.DealRoundResponse:
+    return pb.DealRoundResponse(
+        round_index=round_index, leader=leader, leader_choice=leader_choice_pb(choice)
+    )
+
+
+def score_layout_response(layout: Layout) -> pb.ScoreLayoutResponse:
+    return pb.ScoreLayoutResponse(
+        counted_ends=counted_ends_pb(layout.counted_ends()),
+        ends_sum=layout.ends,
+        points=points_for(layout.ends),
+        open_sides=open_sides_pb(layout.open_sides()),
+    )
 
 
 def hex_of(data: bytes | None) -> str:
@@ -281,8 +340,14 @@ def scores_pb(v: SeatView, proof: Proof) -> pb.GetScoresResponse:
     return msg
 
 
-def event_pb(match_id: str, role: int, logged: Logged, keyed: bool = True) -> pb.MatchEvent:
-    """One logged event as `role` may see it: hidden tiles are left out."""
+def event_pb(
+    match_id: str, role: int, logged: Logged, *, keyed: bool, ends_sum: int
+) -> pb.MatchEvent:
+    """One logged event as `role` may see it: hidden tiles are left out.
+
+    `ends_sum` is the layout's sum after an action (`Hub.layout_sum`): the log
+    keeps none for a draw or a pass, and the stream must say what ApplyMove said.
+    """
     e = logged.event
     d: dict[str, Any] = dict(e.detail or {})
     msg = pb.MatchEvent(sequence=e.seq)
@@ -323,13 +388,13 @@ def event_pb(match_id: str, role: int, logged: Logged, keyed: bool = True) -> pb
             seat=e.seat or 0,
             move=move_pb(Move.parse(e.move)),
             points=e.points or 0,
-            ends_sum=e.ends_sum or 0,
+            ends_sum=ends_sum,
         )
         if e.drawn is not None and role in (OBSERVER, e.seat):
             applied.drawn_tile.CopyFrom(tile_pb(Tile.parse(e.drawn)))
         msg.action_applied.CopyFrom(applied)
     elif e.kind == "round_ended":
-        end = pb.RoundEnd(
+        round_end = pb.RoundEnd(
             round_index=e.round or 0,
             kind=_END_KINDS[d["end"]],
             pips=d["pips"],
@@ -338,8 +403,8 @@ def event_pb(match_id: str, role: int, logged: Logged, keyed: bool = True) -> pb
             remaining_hands=hands_pb([Tile.parse(t) for t in h] for h in d.get("hands", [])),
         )
         if d.get("finisher") is not None:
-            end.finisher = d["finisher"]
-        msg.round_ended.CopyFrom(pb.RoundEnded(round_end=end))
+            round_end.finisher = d["finisher"]
+        msg.round_ended.CopyFrom(pb.RoundEnded(round_end=round_end))
     else:
         end = match_end_pb(
             d["winner"],
@@ -365,7 +430,7 @@ def tile_from_pb(msg: pb.Tile, what: str = "tile") -> Tile:
     return Tile.of(msg.low, msg.high)
 
 
-def _orientation_from_pb(value: int) -> Orientation | None:
+def _orientation_from_pb(value: pb.Orientation) -> Orientation | None:
     if value == pb.ORIENTATION_UNSPECIFIED:
         return None
     try:
@@ -396,6 +461,61 @@ def move_from_pb(msg: pb.Move) -> Move:
     raise MoveNotationError("the move sets none of lead, place, draw or pass")
 
 
+def move_of_request(request: pb.ApplyMoveRequest) -> Move:
+    """The action of an ApplyMove request, structured or in notation."""
+    which = request.WhichOneof("action")
+    if which == "notation":
+        return Move.parse(request.notation)
+    if which == "move":
+        return move_from_pb(request.move)
+    raise NotationError("the request carries no move: set `move` or `notation`")
+
+
+def placements_from_pb(placements: Iterable[pb.Placement]) -> list[Move]:
+    """ScoreLayout's placements as moves, each parsed (whether it can be made is not checked)."""
+    moves = []
+    for i, placement in enumerate(placements):
+        which = placement.WhichOneof("kind")
+        if which == "notation":
+            moves.append(Move.parse(placement.notation))
+        elif which == "move":
+            moves.append(move_from_pb(placement.move))
+        else:
+            raise NotationError(f"placement {i} sets neither `move` nor `notation`")
+    return moves
+
+
+def query_params(parameters: Iterable[pb.QueryParameter]) -> list[QueryValue]:
+    """A Query's parameters as values to bind (SQL NULL as None)."""
+    values: list[QueryValue] = []
+    for p in parameters:
+        which = p.WhichOneof("value")
+        value: QueryValue = None
+        if which is not None and which != "null_value":
+            value = getattr(p, which)
+        values.append(value)
+    return values
+
+
+IMPORT_COLUMNS: Final = COLUMNS[:-1]
+"""The columns of an import's events: those of events_all but logged_at (the log stamps it)."""
+
+
+def events_table(data: bytes) -> pa.Table:
+    """ImportMatches' Arrow IPC stream as a table in the log's columns, `logged_at` null."""
+    try:
+        table = pa.ipc.open_stream(data).read_all()
+    except (pa.ArrowException, ValueError) as exc:
+        raise BadArgument("arrow_ipc", f"arrow_ipc: not an Arrow IPC stream ({exc})") from None
+    missing = [name for name in IMPORT_COLUMNS if name not in table.column_names]
+    if missing:
+        raise BadArgument("arrow_ipc", f"arrow_ipc: the events lack the column {missing[0]}")
+    return table.select(list(IMPORT_COLUMNS)).append_column(
+        arrow_schema().field("logged_at"),
+        pa.nulls(table.num_rows, pa.timestamp("us", tz="UTC")),
+    )
+
+
 def deal_from_pb(msg: pb.Deal) -> Deal:
     return Deal(
         tuple(tuple(tile_from_pb(t) for t in h.tiles) for h in msg.hands),
@@ -415,13 +535,36 @@ _POLICY_OF_PB = {
 _POLICY_PB = {"greedy": pb.PLAYOUT_POLICY_GREEDY, "random": pb.PLAYOUT_POLICY_RANDOM}
 
 
-def policy_from_pb(value: int) -> str:
+def policy_from_pb(value: pb.PlayoutPolicy) -> str:
     """The rollouts' policy a request names; unset is greedy. Bounds refuse other values."""
     return _POLICY_OF_PB[value]
 
 
-def policy_pb(policy: str) -> int:
+def policy_pb(policy: str) -> pb.PlayoutPolicy:
     return _POLICY_PB[policy]
+
+
+ANALYSIS_REPLY_MARGIN_MS: Final = 100.0
+"""Of the caller's deadline, what an analysis leaves for its reply to reach the caller."""
+
+
+def budget_from_pb(
+    budget: pb.AnalysisBudget, caller_seconds: float | None
+) -> tuple[int | None, float]:
+    """Rollouts per move (None: as many as the time allows) and the time cap in ms: the
+    budget's deadline, the service's maximum and the caller's own deadline
+    (`caller_seconds`, None: none), whichever is first. Neither rollouts nor a deadline:
+    the default rollouts."""
+    rollouts: int | None = budget.rollouts if budget.HasField("rollouts") else None
+    millis = float(MAX_ANALYSIS_MILLIS)
+    if budget.HasField("deadline_millis"):
+        millis = min(millis, budget.deadline_millis)
+    elif rollouts is None:
+        rollouts = DEFAULT_ROLLOUTS
+    if caller_seconds is not None:
+        # Leave the reply time to travel; a caller with no time left still gets one batch.
+        millis = max(1.0, min(millis, caller_seconds * 1000.0 - ANALYSIS_REPLY_MARGIN_MS))
+    return rollouts, millis
 
 
 def move_equities_pb(result: Equities) -> list[pb.MoveEquity]:

@@ -26,12 +26,12 @@ from typing import Any, Final
 import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB, DEFAULT_MAX_LIVE_MATCHES
 from service.hub import Hub
+from service.rpc import decoding, reflection
 from service.rpc.bounds import MAX_TOKEN_LENGTH
-from service.rpc.gen.sniff.v1 import sniff_pb2, sniff_pb2_grpc
+from service.rpc.gen.sniff.v1 import sniff_pb2
 from service.rpc.servicer import SniffServicer
 from service.storage.log import EventLog
 
@@ -171,16 +171,11 @@ async def _start(
 ) -> tuple[grpc.aio.Server, SniffServicer, Any, int]:
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     servicer = SniffServicer(hub, query_token, pool=pool, house_key=house_key)
-    sniff_pb2_grpc.add_SniffServiceServicer_to_server(servicer, server)
+    decoding.add_to_server(servicer, server)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    reflection.enable_server_reflection(
-        (
-            SERVICE_NAME,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
+    reflection.add_to_server(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server
     )
     try:
         if tls is None:

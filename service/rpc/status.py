@@ -3,19 +3,29 @@
 Each refusal carries a short message (the error's own sentence, which names
 the rule broken) and a `google.rpc.ErrorInfo` whose `reason` is an
 `ErrorReason` value name, so clients can branch without parsing text.
+`unary` and `streaming` wrap the servicer's handlers: a known refusal ends
+the call with its status; anything else is a bug, logged and answered
+INTERNAL without internals in the message. A request whose bytes could not
+be decoded (`decoding.Undecodable`) is refused before the handler runs.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NoReturn, TypeVar
 
 import grpc
+import grpc.aio
 from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped, unused-ignore]
 from grpc_status import rpc_status
 
 from service.errors import (
     BadArgument,
+    BadPlacement,
     Forbidden,
     LimitReached,
     MatchNotFound,
@@ -24,8 +34,10 @@ from service.errors import (
     QueryTimedOut,
     ServiceStopping,
     StaleMoveCount,
+    UndecodableRequest,
     WrongHouseKey,
 )
+from service.rpc.decoding import Undecodable
 from service.storage.errors import QueryError, ReadOnlyViolation, StorageError
 from service.storage.imports import BadImport
 from sniff import (
@@ -45,6 +57,8 @@ from sniff.sampler import ImpossibleView
 
 DOMAIN = "sniff.v1"
 
+log = logging.getLogger(__name__)
+
 
 def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
     # Order matters: the subclasses before their bases.
@@ -58,6 +72,10 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.ABORTED, "ERROR_REASON_MOVE_COUNT_MISMATCH"
     if isinstance(exc, NotationError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE"
+    if isinstance(exc, BadPlacement):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_ILLEGAL_MOVE"
+    if isinstance(exc, UndecodableRequest):
+        return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT"
     if isinstance(exc, ImpossiblePosition | ImpossibleView | BadBudget):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT"
     if isinstance(exc, BadDeal):
@@ -127,7 +145,7 @@ def to_status(exc: Exception) -> grpc.Status:
     """The status for a known refusal; re-raises anything else (a bug, reported as INTERNAL)."""
     code, reason = _classify(exc)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
-    if isinstance(exc, IllegalMove | NotationError | BadDeal):
+    if isinstance(exc, IllegalMove | NotationError | BadDeal | BadPlacement):
         info.metadata["kind"] = exc.kind
     if isinstance(exc, BadArgument):
         info.metadata["field"] = exc.field
@@ -147,16 +165,10 @@ def to_status(exc: Exception) -> grpc.Status:
     return rpc_status.to_status(status)
 
 
-def invalid_argument(message: str, reason: str = "ERROR_REASON_UNSPECIFIED") -> grpc.Status:
-    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
-    detail = any_pb2.Any()
-    detail.Pack(info)
-    status = status_pb2.Status(code=code_pb2.INVALID_ARGUMENT, message=message, details=[detail])
-    return rpc_status.to_status(status)
-
-
 KNOWN_ERRORS: tuple[type[Exception], ...] = (
     BadArgument,
+    BadPlacement,
+    UndecodableRequest,
     ImpossiblePosition,
     ImpossibleView,
     BadBudget,
@@ -174,3 +186,74 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     BadDeal,
     IllegalMove,
 )
+
+
+async def abort(exc: Exception, context: grpc.aio.ServicerContext[Any, Any], name: str) -> NoReturn:
+    """End the call with the status of a refusal; log and hide anything unexpected."""
+    if not isinstance(exc, KNOWN_ERRORS):
+        log.error("internal error in %s", name, exc_info=exc)
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    status = to_status(exc)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+def _undecodable(request: Undecodable) -> UndecodableRequest:
+    return UndecodableRequest(
+        f"the request is not a {request.message_name} message: its bytes do not decode"
+    )
+
+
+async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """A client stream's requests, refusing the first whose bytes did not decode."""
+    async for request in requests:
+        if isinstance(request, Undecodable):
+            raise _undecodable(request)
+        yield request
+
+
+S = TypeVar("S")
+Q = TypeVar("Q")
+A = TypeVar("A")
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+def unary(
+    handler: Callable[[S, Q, Context], Awaitable[A]],
+) -> Callable[[S, Q, Context], Awaitable[A]]:
+    """Wrap a handler with a unary reply (its request unary or a stream): refusals become
+    statuses (see `abort`)."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: S, request: Q, context: Context) -> A:
+        try:
+            if isinstance(request, Undecodable):
+                raise _undecodable(request)
+            if isinstance(request, AsyncIterator):
+                request = _decoded(request)  # type: ignore[assignment]
+            return await handler(self, request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await abort(exc, context, handler.__name__)
+
+    return wrapper
+
+
+def streaming(
+    handler: Callable[[S, Q, Context], AsyncIterator[A]],
+) -> Callable[[S, Q, Context], AsyncIterator[A]]:
+    """Wrap a handler that streams its replies: refusals become statuses (see `abort`)."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: S, request: Q, context: Context) -> AsyncIterator[A]:
+        try:
+            if isinstance(request, Undecodable):
+                raise _undecodable(request)
+            async for item in handler(self, request, context):
+                yield item
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await abort(exc, context, handler.__name__)
+
+    return wrapper

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._sql import Params
-from .access import ReadAccess
+from .access import QueryInterrupt, ReadAccess
 from .errors import (
     DamagedLog,
     DuplicateEvent,
@@ -56,6 +56,7 @@ __all__ = [
     "Owner",
     "Params",
     "QueryError",
+    "QueryInterrupt",
     "ReadAccess",
     "ReadOnlyViolation",
     "SchemaVersionError",
