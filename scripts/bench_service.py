@@ -404,8 +404,8 @@ def median_us(samples: Sequence[int]) -> float:
 
 def time_parts(workdir: Path, actions: int, seats: int) -> dict[str, float]:
     """Median microseconds of the parts of one apply, each on its own, no server running."""
-    from service.rpc import convert
     from service.hub import Hub
+    from service.rpc import convert
     from service.storage import EventLog, LogEvent
 
     parts: dict[str, list[int]] = {

@@ -15,6 +15,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
+from itertools import islice
 from typing import Any, TextIO
 
 
@@ -87,18 +88,35 @@ def write_csv(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
     writer.writerows([cell_text(v) for v in row] for row in rows)
 
 
-def write_result(fmt: str, columns: Sequence[str], rows: Sequence[Row], out: TextIO) -> None:
-    """A result in the format asked for: `table` (for people), `jsonl` or `csv`."""
+TABLE_PAGE = 1_000
+"""Rows a table shows at most: a table aligns its columns, so it holds the rows it shows."""
+
+
+def write_result(
+    fmt: str, columns: Sequence[str], rows: Iterable[Row], out: TextIO, *, page: int = TABLE_PAGE
+) -> None:
+    """A result in the format asked for: `table` (for people), `jsonl` or `csv`.
+
+    The rows are written as they come, so an iterator of any length is
+    written in bounded memory; a table shows its first `page` rows and
+    says how to get the rest.
+    """
     if fmt == "jsonl":
         write_jsonl(out, columns, rows)
     elif fmt == "csv":
         write_csv(out, columns, rows)
     else:
-        out.write(render_table(columns, rows) + "\n")
+        it = iter(rows)
+        shown = list(islice(it, page))
+        more = next(it, None) is not None
+        out.write(render_table(columns, shown, more=more) + "\n")
 
 
-def render_table(columns: Sequence[str], rows: Sequence[Row]) -> str:
-    """Aligned columns for a person; NULL shown as NULL."""
+def render_table(columns: Sequence[str], rows: Sequence[Row], *, more: bool = False) -> str:
+    """Aligned columns for a person; NULL shown as NULL.
+
+    `more`: the rows are the first page of a longer result; the last line says so.
+    """
     cells = [[cell_text(v, null="NULL") for v in row] for row in rows]
     widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
@@ -106,5 +124,11 @@ def render_table(columns: Sequence[str], rows: Sequence[Row]) -> str:
     lines += [
         "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells
     ]
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    if more:
+        lines.append(
+            f"(the first {len(rows):,} rows; more follow: --format csv or jsonl writes "
+            "every row, or page with LIMIT and OFFSET)"
+        )
+    else:
+        lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
