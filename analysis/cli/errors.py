@@ -9,7 +9,6 @@ error, a bug (`SNIFF_TRACEBACK=1` shows where).
 
 from __future__ import annotations
 
-import errno
 import os
 
 import click
@@ -43,51 +42,3 @@ def first_line(text: str) -> str:
 def show_tracebacks() -> bool:
     """SNIFF_TRACEBACK=1 lets unexpected exceptions through, for a developer to see where."""
     return os.environ.get("SNIFF_TRACEBACK", "") not in ("", "0")
-
-
-def check_port_free(host: str, port: int) -> None:
-    """Refuse, before the event log is touched, to serve on a port another process listens on.
-
-    The server would fail to bind anyway, but only after opening (and
-    perhaps creating) the log file; this probe keeps a refused start from
-    changing anything. It refuses only when every address the host names is
-    in use, as the server binds whichever it can; any other doubt is left to
-    the server's own bind.
-    """
-    if port == 0:
-        return
-    import socket  # only `sniff serve` asks: no other command loads it
-
-    try:
-        infos = socket.getaddrinfo(
-            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
-    except socket.gaierror as e:
-        raise Misuse(f"cannot listen on {host}:{port}: {e.strerror}") from None
-    in_use = 0
-    for family, kind, proto, _, address in infos:
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(address)
-            except OSError as e:
-                in_use += e.errno == errno.EADDRINUSE
-    if infos and in_use == len(infos):
-        raise Misuse(f"cannot listen on {host}:{port}: the port is in use by another process")
-
-
-def startup_failure(exc: Exception, address: str, db_path: str) -> Misuse | None:
-    """The one-line refusal of a service that could not start, or None for an unexpected error.
-
-    The log cannot be opened (a path that cannot be created, a file that is
-    not a DuckDB database or not a Sniff event log, a log another process
-    holds), or the server cannot bind its address.
-    """
-    from service.storage import StorageError
-
-    if isinstance(exc, StorageError | OSError):
-        text = str(exc)
-        return Misuse(text if db_path in text else f"{db_path}: {text}")
-    if isinstance(exc, RuntimeError) and "bind" in str(exc).lower():  # grpc's refusal to bind
-        return Misuse(f"cannot listen on {address}: the address is in use or not available here")
-    return None
