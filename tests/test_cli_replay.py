@@ -62,14 +62,14 @@ def test_matches_lists_every_match_newest_first_with_its_result(db: Path) -> Non
     ]
     by_id = {r["match_id"]: r for r in rows}
     assert by_id["in-play"]["finished"] is False
-    assert by_id["in-play"]["winner"] is None
+    assert by_id["in-play"]["winners"] is None
     assert by_id["four-seats"]["seats"] == 4
     assert by_id["position-a"]["variant"] == "american"
     for r in rows:
         assert r["rounds"] >= 1
         if r["finished"]:
             assert len(r["scores"]) == r["seats"]  # type: ignore[arg-type]
-            assert max(r["scores"]) == r["scores"][r["winner"]]  # type: ignore[index]
+            assert max(r["scores"]) == r["scores"][r["winners"][0]]  # type: ignore[index]
 
 
 def test_matches_rounds_count_the_logged_deals(db: Path) -> None:
@@ -100,8 +100,8 @@ def test_matches_filters(db: Path, args: list[str], expected: set[str]) -> None:
 def test_matches_winner_filter_takes_either_partner_in_a_four_seat_match(db: Path) -> None:
     _, out, _ = run("matches", "--db", str(db), "--format", "jsonl")
     four = next(r for r in jsonl(out) if r["match_id"] == "four-seats")
-    partner = (int(four["winner"]) + 2) % 4  # type: ignore[call-overload]
-    for seat in (four["winner"], partner):
+    assert four["winners"] in ([0, 2], [1, 3])  # the partnership, as the table shows it
+    for seat in four["winners"]:  # type: ignore[union-attr]
         _, out, _ = run("matches", "--db", str(db), "--format", "jsonl", "--winner", str(seat))
         assert "four-seats" in {r["match_id"] for r in jsonl(out)}
     _, out, _ = run(
@@ -134,7 +134,7 @@ def test_matches_table_and_csv_show_the_same_matches(db: Path) -> None:
         "created",
         "rounds",
         "finished",
-        "winner",
+        "winners",
         "scores",
     ]
     assert lines[-1] == "(5 matches)"
@@ -142,7 +142,12 @@ def test_matches_table_and_csv_show_the_same_matches(db: Path) -> None:
     _, text, _ = run("matches", "--db", str(db), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["match_id"] for r in rows] == [line.split()[0] for line in lines[1:-1]]
-    assert {r["finished"] for r in rows} == {"yes", "no"}
+    assert {r["finished"] for r in rows} == {"true", "false"}  # as `sniff query --format csv`
+    for r, line in zip(rows, lines[1:-1], strict=True):  # lists as JSON, as query's csv
+        if r["scores"]:
+            scores = json.loads(r["scores"])
+            assert scores == [int(s) for s in line.split()[-len(scores) :]]
+            assert "+".join(map(str, json.loads(r["winners"]))) in line.split()
 
 
 @pytest.mark.parametrize(
@@ -334,7 +339,7 @@ def test_matches_and_replay_read_through_the_service_that_holds_the_log(
     assert done.returncode == 0, done.stderr
     [row] = jsonl(done.stdout)
     assert row["match_id"] == played.match_id
-    assert row["winner"] == played.winner
+    assert row["winners"] == [played.winner]
     assert row["scores"] == played.scores
     assert row["rounds"] == played.rounds
     done = sniff("replay", played.match_id, "--db", str(db), "--format", "json", cwd=tmp_path)

@@ -157,11 +157,13 @@ def matches(
     )
     with _log_errors():
         rows = list_matches(db_path, where)
-    if fmt == "jsonl":
-        for row in rows:
-            click.echo(json.dumps(row.to_json()))
+    if fmt != "table":
+        from analysis.cli.formats import write_result
+        from analysis.replay.source import MatchRow
+
+        write_result(fmt, MatchRow.COLUMNS, (r.values() for r in rows), sys.stdout)
         return
-    header = ["match_id", "seats", "variant", "created", "rounds", "finished", "winner", "scores"]
+    header = ["match_id", "seats", "variant", "created", "rounds", "finished", "winners", "scores"]
     cells = [
         [
             r.match_id,
@@ -175,13 +177,6 @@ def matches(
         ]
         for r in rows
     ]
-    if fmt == "csv":
-        import csv
-
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(cells)
-        return
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
     click.echo("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for c in cells:
