@@ -21,6 +21,8 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+import duckdb
+
 from service.storage import (
     LogLocked,
     LogReader,
@@ -192,14 +194,25 @@ def _answer(
             reader = open_readonly(db_path)
         except LogLocked:
             continue  # a service took the file between our two looks: ask it instead
-        except (StorageError, OSError) as e:
-            text = str(e)
-            raise NoLog(text if str(db_path) in text else f"{db_path}: {text}") from None
+        except (StorageError, OSError, duckdb.Error) as e:
+            raise NoLog(_not_a_log(db_path, e)) from None
         try:
             return local(reader), "file"
         finally:
             reader.close()
     raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
+
+
+def _not_a_log(db_path: str | Path, exc: Exception) -> str:
+    """Why the file at db_path is no log we can read, in one line naming it.
+
+    DuckDB raises its own errors for some files that are no database at all
+    (a `.jsonl` it would read as JSON, say), not the storage package's.
+    """
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.Error):
+        return f"{db_path} is not a DuckDB event log ({text})"
+    return text if str(db_path) in text else f"{db_path}: {text}"
 
 
 def is_rpc_error(exc: BaseException) -> bool:
@@ -261,9 +274,8 @@ class LogSource:
                 return
             except LogLocked:
                 continue  # a service took the file between our two looks: ask it instead
-            except (StorageError, OSError) as e:
-                text = str(e)
-                raise NoLog(text if str(db_path) in text else f"{db_path}: {text}") from None
+            except (StorageError, OSError, duckdb.Error) as e:
+                raise NoLog(_not_a_log(db_path, e)) from None
         raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
 
     @property

@@ -223,13 +223,13 @@ def test_replay_text_shows_every_move_with_its_layout_and_figures(db: Path) -> N
 
 
 def test_replay_hides_drawn_tiles_unless_revealed(db: Path) -> None:
-    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "json")
+    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "jsonl")
     draws = [s for s in jsonl(out) if s["kind"] == "draw"]
     assert draws
     assert all(s["drawn"] is None for s in draws)
     _, text, _ = run("replay", "two-seats", "--db", str(db))
     assert "draws (tile hidden)" in text
-    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "json", "--reveal")
+    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "jsonl", "--reveal")
     revealed = [s for s in jsonl(out) if s["kind"] == "draw"]
     assert all(re.fullmatch(r"\d-\d", str(s["drawn"])) for s in revealed)
     firsts = [s for s in jsonl(out) if "round_start" in s]
@@ -241,7 +241,7 @@ def test_reveal_of_a_match_in_play_says_the_tiles_stay_hidden(db: Path) -> None:
     assert code == 0
     assert "note: drawn tiles and deals stay hidden while the match is in play" in out
     assert "holds" not in out
-    _, out, _ = run("replay", "in-play", "--db", str(db), "--reveal", "--format", "json")
+    _, out, _ = run("replay", "in-play", "--db", str(db), "--reveal", "--format", "jsonl")
     assert all(s.get("drawn") is None for s in jsonl(out))
 
 
@@ -255,7 +255,7 @@ def test_replay_json_has_one_object_per_action_with_the_steps_figures(db: Path) 
         " WHERE match_id = 'three-seats' ORDER BY seq"
     ).fetchall()
     con.close()
-    _, out, _ = run("replay", "three-seats", "--db", str(db), "--format", "json")
+    _, out, _ = run("replay", "three-seats", "--db", str(db), "--format", "jsonl")
     steps = jsonl(out)
     assert [s["step"] for s in steps] == list(range(len(actions)))
     for s, (move, points, ends_sum) in zip(steps, actions, strict=True):
@@ -278,7 +278,7 @@ def test_replay_at_shows_one_position_in_full_and_the_tally(db: Path) -> None:
     assert "counted: 0-5:low 0 + 1-2:high 2 + 1-3:high 3 + 3-4:low 3 = 8 -> 0 points" in out
     assert "tally (each stroke 5, a large X with four small x 50):" in out
     assert "seat 0: 15" in out
-    _, out, _ = run("replay", "position-a", "--db", str(db), "--at", "8", "--format", "json")
+    _, out, _ = run("replay", "position-a", "--db", str(db), "--at", "8", "--format", "jsonl")
     assert [s["step"] for s in jsonl(out)] == [8]
 
 
@@ -342,7 +342,7 @@ def test_matches_and_replay_read_through_the_service_that_holds_the_log(
     assert row["winners"] == [played.winner]
     assert row["scores"] == played.scores
     assert row["rounds"] == played.rounds
-    done = sniff("replay", played.match_id, "--db", str(db), "--format", "json", cwd=tmp_path)
+    done = sniff("replay", played.match_id, "--db", str(db), "--format", "jsonl", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     steps = jsonl(done.stdout)
     assert len(steps) == played.moves

@@ -7,13 +7,15 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import click
 
 from analysis.audit import Audit, AuditResult
 from analysis.cli.errors import Misuse, first_line
+from analysis.cli.formats import format_option
 from analysis.cli.options import progress_option, tls_ca_option, workers_option
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
 
 
@@ -25,33 +27,6 @@ def _open(path: str) -> BinaryIO:
         return open(path, "rb")  # the caller closes it
     except OSError as e:
         raise Misuse(f"cannot read {path}: {e.strerror or e}") from None
-
-
-class _Progress:
-    """A progress bar on stderr: when stderr is a terminal, or when asked for (--progress)."""
-
-    def __init__(self, forced: bool, label: str) -> None:
-        self.shown = forced or sys.stderr.isatty()
-        self.forced = forced
-        self.label = label
-        self._bar: Any = None
-
-    def start(self, length: int) -> None:
-        if not self.shown or length <= 0:
-            return
-        self._bar = click.progressbar(length=length, label=self.label, file=sys.stderr)
-        if self.forced:
-            self._bar.is_hidden = False  # click hides a bar that is not on a terminal
-        self._bar.__enter__()
-
-    def update(self, amount: int) -> None:
-        if self._bar is not None:
-            self._bar.update(amount)
-
-    def finish(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-            self._bar = None
 
 
 @click.command()
@@ -72,14 +47,7 @@ class _Progress:
     help="With --db: a chain head a seat kept (the chain_head it was given); the log must "
     "contain it. Repeatable.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "jsonl"]),
-    default="text",
-    show_default=True,
-    help="Readable text, or one JSON object a match (RECORD.md).",
-)
+@format_option("text", "jsonl", jsonl="one object a match (docs/audit.md)")
 @click.option(
     "--allow-unfinished",
     is_flag=True,
@@ -123,7 +91,7 @@ def audit(
     Example: sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca89f...
     """
     count = workers or default_workers()
-    bar = _Progress(progress, "auditing")
+    bar = Progress(progress, "auditing")
     if db_path is not None:
         results = _log_results(db_path, inputs, heads, count, bar, tls_ca)
     else:
@@ -143,7 +111,7 @@ def audit(
 
 
 def _record_results(
-    files: tuple[str, ...], allow_unfinished: bool, workers: int, bar: _Progress
+    files: tuple[str, ...], allow_unfinished: bool, workers: int, bar: Progress
 ) -> Iterator[AuditResult]:
     for path in files:  # every file readable before any output, so misuse prints nothing else
         if path != "-":
@@ -168,7 +136,7 @@ def _log_results(
     match_ids: tuple[str, ...],
     heads: tuple[str, ...],
     workers: int,
-    bar: _Progress,
+    bar: Progress,
     tls_ca: str | None,
 ) -> Iterator[AuditResult]:
     from analysis.logaudit import audit_log, parse_heads

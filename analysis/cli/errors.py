@@ -1,10 +1,12 @@
 """How the command line reports what went wrong: one line on stderr, never a traceback.
 
-Exit statuses, for every command: 0 done (for `sniff audit`: every match
-ok), 1 the command ran and found or met a problem (an audit's problems, a
-query the log refused), 2 misuse (a bad option or argument, a file that is
-not what the command needs, a port it cannot listen on), 70 an internal
-error, a bug (`SNIFF_TRACEBACK=1` shows where).
+The one rule for every command (docs/cli.md): 0 done (for `sniff audit`:
+every match ok), 1 problems found (an audit's or an import's, a log that
+does not replay: `ProblemFound`), 2 misuse or refusal (a bad option or
+argument, a file that is not what the command needs, a query the log
+refuses, a start that cannot happen: `Misuse`), 70 an internal error, a
+bug (`InternalError`; `SNIFF_TRACEBACK=1` shows where). Every command
+raises these three and no error class of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ class Misuse(click.ClickException):
     """
 
     exit_code = 2
+
+
+class ProblemFound(click.ClickException):
+    """The command ran and found a problem in what it read: one `Error:` line, exit status 1.
+
+    For a log whose events do not replay (`sniff replay`), as `sniff audit`
+    exits 1 for the problems it lists.
+    """
+
+    exit_code = 1
 
 
 class InternalError(click.ClickException):

@@ -1,4 +1,10 @@
-"""How `sniff query` writes a result: an aligned table, JSON Lines or CSV.
+"""The one output vocabulary of the command line, and how a result is written in it.
+
+Every command's `--format` takes names from `FORMATS`, each meaning the
+same thing in every command (docs/cli.md): `table` or `text` for people,
+`csv`, `json` for one document, `jsonl` for one JSON object a line.
+
+How `sniff query` (and every other command's rows) write a result:
 
 Arrow hands over Python values; each format writes them so that another
 program reads back what the log holds: numbers stay numbers (a DECIMAL or
@@ -13,10 +19,55 @@ import csv
 import datetime
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from itertools import islice
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+FORMATS = {
+    "table": "aligned columns for people",
+    "text": "readable text for people",
+    "csv": "CSV with a header line (lists and structs as JSON, true/false, empty for null)",
+    "json": "one JSON document",
+    "jsonl": "JSON Lines: one JSON object a line",
+}
+"""Every `--format` name and what it means, the same in every command."""
+
+
+def format_option(*choices: str, **what: str) -> Callable[[F], F]:
+    """`--format` with these of `FORMATS`' names, the first the default.
+
+    `what` says, by format name, what the output holds here
+    (`jsonl="a match a line"`).
+    """
+    unknown = set(choices) - set(FORMATS)
+    if unknown:
+        raise ValueError(f"not in the formats vocabulary: {sorted(unknown)}")
+    meanings = "; ".join(f"{name}: {what.get(name) or FORMATS[name]}" for name in choices)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help=f"{meanings} (docs/cli.md).",
+    )
+
+
+def write_json(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
+    """One JSON document: an array of objects, one a row, each value as `json_text` writes it."""
+    keys = [json.dumps(c) for c in columns]
+    out.write("[")
+    for i, row in enumerate(rows):
+        out.write(",\n " if i else "\n ")
+        out.write("{" + ", ".join(f"{k}: {json_text(v)}" for k, v in zip(keys, row, strict=True)))
+        out.write("}")
+    out.write("\n]\n")
 
 
 def json_text(value: Any) -> str:
@@ -95,7 +146,7 @@ TABLE_PAGE = 1_000
 def write_result(
     fmt: str, columns: Sequence[str], rows: Iterable[Row], out: TextIO, *, page: int = TABLE_PAGE
 ) -> None:
-    """A result in the format asked for: `table` (for people), `jsonl` or `csv`.
+    """A result in the format asked for: `table` (for people), `csv`, `json` or `jsonl`.
 
     The rows are written as they come, so an iterator of any length is
     written in bounded memory; a table shows its first `page` rows and
@@ -103,6 +154,8 @@ def write_result(
     """
     if fmt == "jsonl":
         write_jsonl(out, columns, rows)
+    elif fmt == "json":
+        write_json(out, columns, rows)
     elif fmt == "csv":
         write_csv(out, columns, rows)
     else:

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 import click
 import pyarrow as pa
 
-from analysis.cli.audit_cmd import _Progress, _read_lines
+from analysis.cli.audit_cmd import _read_lines
 from analysis.cli.errors import Misuse, first_line
+from analysis.cli.formats import format_option
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
 from service.storage.facts import merged_facts
 from sniff.facts import FactsRows
@@ -33,14 +35,7 @@ if TYPE_CHECKING:
     help="Load the records that audit ok and list the others (default: a bad record and "
     "nothing is loaded).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "jsonl"]),
-    default="text",
-    show_default=True,
-    help="Readable text, or one JSON object a record: the audit's, with match_id and status.",
-)
+@format_option("text", "jsonl", jsonl="one object a record: the audit's, with match_id and status")
 @workers_option
 @progress_option
 @tls_ca_option
@@ -81,7 +76,7 @@ def import_(
         stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
     except OSError as e:
         raise Misuse(f"cannot read {file}: {e.strerror or e}") from None
-    bar = _Progress(progress, "importing")
+    bar = Progress(progress, "importing", unit="bytes")
     committed = False
     interrupts = Interrupts()
     try:
