@@ -137,7 +137,7 @@ def test_each_format_each_command_accepts_parses_as_that_format(
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
 def test_misuse_is_one_error_line_and_exit_2(path: str) -> None:
-    result = CliRunner().invoke(cli, [*path.split(), "--no-such-option"], prog_name="sniff")
+    result = CliRunner().invoke(cli, [*path.split(), "--no-such-option"])
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

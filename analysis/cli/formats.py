@@ -19,7 +19,8 @@ import csv
 import datetime
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from itertools import islice
 from typing import Any, TextIO, TypeVar
@@ -61,12 +62,10 @@ def format_option(*choices: str, **what: str) -> Callable[[F], F]:
 
 def write_json(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
     """One JSON document: an array of objects, one a row, each value as `json_text` writes it."""
-    keys = [json.dumps(c) for c in columns]
     out.write("[")
-    for i, row in enumerate(rows):
+    for i, text in enumerate(_objects(columns, rows)):
         out.write(",\n " if i else "\n ")
-        out.write("{" + ", ".join(f"{k}: {json_text(v)}" for k, v in zip(keys, row, strict=True)))
-        out.write("}")
+        out.write(text)
     out.write("\n]\n")
 
 
@@ -78,6 +77,9 @@ def json_text(value: Any) -> str:
     A map arrives from Arrow as (key, value) pairs and is written as an array
     of [key, value] arrays, which keeps keys that are not text.
     """
+    fast = _JSON_SCALARS.get(type(value))
+    if fast is not None:
+        return fast(value)
     if value is None or isinstance(value, bool | int | str):
         return json.dumps(value)
     if isinstance(value, float):
@@ -94,6 +96,18 @@ def json_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(json_text(v) for v in value) + "]"
     return json.dumps(plain_text(value))
+
+
+_JSON_SCALARS: dict[type, Callable[[Any], str]] = {
+    int: int.__repr__,
+    str: json.encoder.encode_basestring_ascii,  # what json.dumps writes for a str
+    type(None): lambda _: "null",
+    bool: lambda value: "true" if value else "false",
+}
+"""The common values' JSON text by their exact type: the same text, without json.dumps' cost."""
+
+_CSV_AS_IS = frozenset({int, str, type(None)})
+"""Types the csv module writes as `cell_text` would (str(int), the text, "" for None)."""
 
 
 def plain_text(value: Any) -> str:
@@ -125,18 +139,36 @@ Row = Sequence[Any]
 """One result row, its values in column order (names may repeat: `SELECT 1 AS a, 2 AS a`)."""
 
 
-def write_jsonl(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
-    keys = [json.dumps(c) for c in columns]
+def _objects(columns: Sequence[str], rows: Iterable[Row]) -> Iterator[str]:
+    """Each row as one JSON object's text, keys in column order (repeated names kept)."""
+    keys = [json.dumps(c) + ": " for c in columns]
+    width = len(keys)
+    add = operator.add
     for row in rows:
-        out.write("{" + ", ".join(f"{k}: {json_text(v)}" for k, v in zip(keys, row, strict=True)))
-        out.write("}\n")
+        if len(row) != width:
+            raise ValueError(f"a row of {len(row)} values for {width} columns")
+        yield "{" + ", ".join(map(add, keys, map(json_text, row))) + "}"
+
+
+def write_jsonl(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
+    for chunk in _batched(_objects(columns, rows), 1024):
+        out.write("\n".join(chunk) + "\n")
 
 
 def write_csv(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
     """RFC 4180 quoting, but `\\n` line ends, as every other output of the command line."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows([cell_text(v) for v in row] for row in rows)
+    as_is = _CSV_AS_IS
+    writer.writerows(
+        row if as_is.issuperset(map(type, row)) else [cell_text(v) for v in row] for row in rows
+    )
+
+
+def _batched(items: Iterable[str], size: int) -> Iterator[list[str]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
 
 
 TABLE_PAGE = 1_000

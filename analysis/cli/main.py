@@ -132,7 +132,12 @@ def _one_line_usage(e: click.UsageError, ctx: click.Context) -> Misuse:
     click would print the command's usage line and a hint first; the hint
     stays, in the same line, and `-h` shows the usage.
     """
-    where = (e.ctx or ctx).command_path
+    names = []
+    at: click.Context | None = e.ctx or ctx
+    while at is not None and at.parent is not None:  # the root's name varies: `python -m ...`
+        names.append(at.info_name or "")
+        at = at.parent
+    where = " ".join(["sniff", *reversed(names)])
     return Misuse(f"{e.format_message()} ('{where} -h' shows the options)")
 
 
