@@ -211,3 +211,10 @@ def test_every_command_has_help_with_an_example(path: str) -> None:
     result = CliRunner().invoke(cli, [*path.split(), "--help"])
     assert result.exit_code == 0
     assert f"Example: sniff {path}" in result.output, result.output
+
+
+@pytest.mark.parametrize("path", [[], ["stats"]], ids=["sniff", "sniff stats"])
+def test_a_group_given_no_command_shows_its_help_not_an_error_line(path: list[str]) -> None:
+    result = CliRunner().invoke(cli, path)
+    assert result.output.startswith("Usage: "), result.output
+    assert "Commands:" in result.output

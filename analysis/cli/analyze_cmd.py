@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import click
 
 from analysis.cli.errors import Misuse, first_line
-from analysis.cli.formats import format_option, render_table, write_csv, write_result
+from analysis.cli.formats import format_option, json_line, render_table, write_csv, write_result
 from analysis.cli.options import db_option, progress_option, result_format_option, seed_option
 from analysis.cli.params import HELP as PARAM_HELP
 from analysis.cli.params import PARAM
@@ -161,7 +160,7 @@ def analyze(
             "decisions": [r.to_json() for r in results],
             "players": [p.to_json() for p in summary],
         }
-        click.echo(json.dumps(doc))
+        click.echo(json_line(doc))
         return
     from analysis.rollout.analyze import DECISION_COLUMNS
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -13,7 +12,7 @@ import click
 
 from analysis.audit import Audit, AuditResult
 from analysis.cli.errors import Misuse, first_line
-from analysis.cli.formats import format_option
+from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import progress_option, tls_ca_option, workers_option
 from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
@@ -104,7 +103,7 @@ def audit(
     try:
         for result in results:
             problems |= not result.ok
-            click.echo(json.dumps(result.to_json()) if fmt == "jsonl" else result.to_text())
+            click.echo(json_line(result.to_json()) if fmt == "jsonl" else result.to_text())
     finally:
         bar.finish()
     sys.exit(1 if problems else 0)

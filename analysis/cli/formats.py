@@ -110,6 +110,20 @@ _CSV_AS_IS = frozenset({int, str, type(None)})
 """Types the csv module writes as `cell_text` would (str(int), the text, "" for None)."""
 
 
+def json_line(value: Any) -> str:
+    """One JSON object (or any value) as one line of JSON Lines, or one compact document.
+
+    Every command's `json` and `jsonl` output goes through here (or `write_json`,
+    `write_jsonl`), so a value is written alike everywhere: a non-finite float as
+    "NaN", a DECIMAL with all its digits, a time in ISO 8601. The json module
+    writes the same text for what it knows, faster; `json_text` the rest.
+    """
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return json_text(value)
+
+
 def plain_text(value: Any) -> str:
     """A scalar that JSON has no type for, as text: ISO 8601 for times, escapes for bytes."""
     if isinstance(value, datetime.date | datetime.time):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import ExitStack, closing
@@ -14,7 +13,7 @@ import pyarrow as pa
 
 from analysis.cli.audit_cmd import _read_lines
 from analysis.cli.errors import Misuse, first_line
-from analysis.cli.formats import format_option
+from analysis.cli.formats import format_option, json_line
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
 from analysis.cli.progress import Progress
@@ -118,7 +117,7 @@ def import_(
         what = "the import was committed before" if committed else "nothing was imported"
         raise Misuse(f"interrupted: {what}") from None
     for item in prepared:
-        click.echo(json.dumps(item.to_json()) if fmt == "jsonl" else item.to_text())
+        click.echo(json_line(item.to_json()) if fmt == "jsonl" else item.to_text())
     counts = {
         s: sum(1 for p in prepared if p.status == s) for s in ("imported", "present", "repeat")
     }

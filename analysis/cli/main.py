@@ -93,12 +93,16 @@ class _SniffGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
+        except _NO_ARGS_IS_HELP:
+            raise  # `sniff` alone: click shows the help
         except click.UsageError as e:
             raise _one_line_usage(e, ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except _NO_ARGS_IS_HELP:
+            raise  # `sniff stats` alone: click shows the group's help
         except click.UsageError as e:
             raise _one_line_usage(e, ctx) from None
         except (click.ClickException, click.exceptions.Exit):
@@ -124,6 +128,12 @@ class _SniffGroup(click.Group):
             raise InternalError(
                 f"internal error: {type(e).__name__}: {e} (SNIFF_TRACEBACK=1 shows where)"
             ) from None
+
+
+_NO_ARGS_IS_HELP: type[Exception] | tuple[()] = getattr(
+    click.exceptions, "NoArgsIsHelpError", ()
+)
+"""click's 'help instead of an error' for a group given no command (click 8.2 on)."""
 
 
 def _one_line_usage(e: click.UsageError, ctx: click.Context) -> Misuse:

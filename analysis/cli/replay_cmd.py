@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -14,7 +13,7 @@ import click
 
 from analysis.cli.errors import Misuse as CommandError
 from analysis.cli.errors import ProblemFound, first_line
-from analysis.cli.formats import format_option
+from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import db_option
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -254,11 +253,11 @@ def replay(
         return
     if fmt == "jsonl":
         for step in steps:
-            click.echo(json.dumps({"match_id": rp.info.match_id, **step.to_json()}))
+            click.echo(json_line({"match_id": rp.info.match_id, **step.to_json()}))
         return
     if fmt == "json":
         doc = {"match_id": rp.info.match_id, "steps": [step.to_json() for step in steps]}
-        click.echo(json.dumps(doc, indent=1))
+        click.echo(json_line(doc))
         return
     from analysis.replay.text import replay_text
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -11,7 +10,7 @@ from typing import Any
 import click
 
 from analysis.cli.errors import Misuse
-from analysis.cli.formats import format_option, render_table, write_csv
+from analysis.cli.formats import format_option, json_line, render_table, write_csv
 from analysis.cli.options import (
     SEED_MAX,
     db_option,
@@ -126,7 +125,7 @@ def tournament(
     result = report(settings, played)
     doc = result.to_json()
     if fmt == "json":
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json_line(doc))
     elif fmt == "csv":
         rows = [
             ["bot", row["bot"], None, *(row[c] for c in _PAIR_COLUMNS[2:])]
