@@ -20,7 +20,7 @@ import datetime
 import json
 import math
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from itertools import islice
 from typing import Any, TextIO, TypeVar
@@ -211,18 +211,27 @@ def write_result(
         out.write(render_table(columns, shown, more=more) + "\n")
 
 
+def aligned(
+    headers: Sequence[str], cells: Sequence[Sequence[str]], right: Collection[int] = ()
+) -> list[str]:
+    """Every table's lines: the headers, a rule, the cells; columns in `right` right-aligned."""
+    widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if i in right else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ).rstrip()
+
+    return [line(headers), "  ".join("-" * w for w in widths), *map(line, cells)]
+
+
 def render_table(columns: Sequence[str], rows: Sequence[Row], *, more: bool = False) -> str:
     """Aligned columns for a person; NULL shown as NULL.
 
     `more`: the rows are the first page of a longer result; the last line says so.
     """
-    cells = [[cell_text(v, null="NULL") for v in row] for row in rows]
-    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += [
-        "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
+    lines = aligned(columns, [[cell_text(v, null="NULL") for v in row] for row in rows])
     if more:
         lines.append(
             f"(the first {len(rows):,} rows; more follow: --format csv or jsonl writes "

@@ -130,9 +130,7 @@ class _SniffGroup(click.Group):
             ) from None
 
 
-_NO_ARGS_IS_HELP: type[Exception] | tuple[()] = getattr(
-    click.exceptions, "NoArgsIsHelpError", ()
-)
+_NO_ARGS_IS_HELP: type[Exception] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
 """click's 'help instead of an error' for a group given no command (click 8.2 on)."""
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from analysis.cli.errors import Misuse
-from analysis.cli.formats import format_option, write_csv, write_json
+from analysis.cli.formats import aligned, cell_text, format_option, write_csv, write_json
 from analysis.cli.options import db_option, progress_option, workers_option
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS, Filters
@@ -166,15 +165,8 @@ def plot_install() -> str:
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, list):
-        return json.dumps(value)
-    return str(value)
+    """A value as a cell: as every CSV of the command line writes it."""
+    return cell_text(value)
 
 
 def _write_long(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str) -> None:
@@ -187,15 +179,7 @@ def _number(value: float | None, digits: int = 2) -> str:
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+    return "\n".join(aligned(headers, rows, right))
 
 
 @click.group()
