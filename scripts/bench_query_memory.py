@@ -1,7 +1,7 @@
 """Peak memory of `sniff query` writing a large result, in every format.
 
 Runs `sniff query "SELECT i, i*2, 'x'||i FROM range(N) t(i)" --format F` for
-each of table, csv and jsonl, its output thrown away, and prints the
+each of table, csv, json and jsonl, its output thrown away, and prints the
 command's peak resident memory (the child's ru_maxrss): first from an event
 log file no service holds, then through a `sniff serve` on 127.0.0.1 that
 holds the same file (the query goes through its Query RPC), where the
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-FORMATS = ("table", "csv", "jsonl")
+FORMATS = ("table", "csv", "json", "jsonl")
 CEILING_MB = 300
 """The acceptance ceiling (issue 17) for 10 million rows from a file, in every format."""
 

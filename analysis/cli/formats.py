@@ -19,7 +19,6 @@ import csv
 import datetime
 import json
 import math
-import operator
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from itertools import islice
@@ -155,13 +154,9 @@ Row = Sequence[Any]
 
 def _objects(columns: Sequence[str], rows: Iterable[Row]) -> Iterator[str]:
     """Each row as one JSON object's text, keys in column order (repeated names kept)."""
-    keys = [json.dumps(c) + ": " for c in columns]
-    width = len(keys)
-    add = operator.add
+    template = "{" + ", ".join(json.dumps(c).replace("%", "%%") + ": %s" for c in columns) + "}"
     for row in rows:
-        if len(row) != width:
-            raise ValueError(f"a row of {len(row)} values for {width} columns")
-        yield "{" + ", ".join(map(add, keys, map(json_text, row))) + "}"
+        yield template % tuple(map(json_text, row))  # a row of another width: TypeError
 
 
 def write_jsonl(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:

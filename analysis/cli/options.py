@@ -143,7 +143,9 @@ round_limit_option = click.option(
 )
 
 
-result_format_option = format_option("table", "csv", "jsonl", jsonl="one object a row")
+result_format_option = format_option(
+    "table", "csv", "json", "jsonl", json="one document: an array of rows", jsonl="one object a row"
+)
 """The formats of a query's result: rows written as they are read, in any of them."""
 
 

@@ -115,7 +115,14 @@ def _time_option(name: str, end_of_day: bool, help_text: str) -> Callable[[F], F
     show_default=True,
     help="At most this many, newest first (0: all).",
 )
-@format_option("table", "csv", "jsonl", jsonl="one object a match")
+@format_option(
+    "table",
+    "csv",
+    "json",
+    "jsonl",
+    json="one document: an array of matches",
+    jsonl="one object a match",
+)
 @db_option
 def matches(
     seats: str | None,
