@@ -283,9 +283,9 @@ def main() -> None:
                 ("replay", match_id, "--db", db),
             ),
             (
-                "sniff replay MATCH --format json",
+                "sniff replay MATCH --format jsonl",
                 lambda db=db, m=match_id: [s.to_json() for s in load_replay(db, m).steps],
-                ("replay", match_id, "--db", db, "--format", "json"),
+                ("replay", match_id, "--db", db, "--format", "jsonl"),
             ),
             (
                 "sniff query (matches by seats)",
