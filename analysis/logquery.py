@@ -59,8 +59,8 @@ def table_from_stream(replies: Iterable[pb.QueryResponse]) -> pa.Table:
     """
     import pyarrow as pa
 
-    data = b"".join(reply.arrow_ipc for reply in replies)
-    return pa.ipc.open_stream(data).read_all()
+    # Decoded as the replies arrive: the stream's bytes are never held whole beside the table.
+    return pa.ipc.open_stream(io.BufferedReader(_Chunks(replies))).read_all()
 
 
 def query_parameter(value: Any) -> pb.QueryParameter:
