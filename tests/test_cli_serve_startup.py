@@ -149,3 +149,22 @@ def test_an_address_not_of_this_machine_is_refused_with_the_os_reason(tmp_path: 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may bind a privileged port")
 def test_a_privileged_port_says_why(tmp_path: Path) -> None:
     refused(serve(tmp_path, "--port", "80"), tmp_path, ":80", "Permission denied", "1024")
+
+
+def test_a_bind_the_os_refuses_gives_its_reason_and_the_privileged_port_hint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As an unprivileged user sees it (the suite may run as root, who may bind port 80)."""
+    import errno
+
+    from analysis.cli.startup import check_address
+
+    def refuse(self: socket.socket, address: object) -> None:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+
+    monkeypatch.setattr(socket.socket, "bind", refuse)
+    with pytest.raises(Misuse) as refused_bind:
+        check_address("127.0.0.1", 80)
+    message = refused_bind.value.message
+    assert message.startswith("cannot listen on 127.0.0.1:80: Permission denied")
+    assert "below 1024" in message
