@@ -16,8 +16,12 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+import duckdb
 
 from service.storage import (
     LogLocked,
@@ -55,8 +59,8 @@ def table_from_stream(replies: Iterable[pb.QueryResponse]) -> pa.Table:
     """
     import pyarrow as pa
 
-    data = b"".join(reply.arrow_ipc for reply in replies)
-    return pa.ipc.open_stream(data).read_all()
+    # Decoded as the replies arrive: the stream's bytes are never held whole beside the table.
+    return pa.ipc.open_stream(io.BufferedReader(_Chunks(replies))).read_all()
 
 
 def query_parameter(value: Any) -> pb.QueryParameter:
@@ -190,14 +194,25 @@ def _answer(
             reader = open_readonly(db_path)
         except LogLocked:
             continue  # a service took the file between our two looks: ask it instead
-        except (StorageError, OSError) as e:
-            text = str(e)
-            raise NoLog(text if str(db_path) in text else f"{db_path}: {text}") from None
+        except (StorageError, OSError, duckdb.Error) as e:
+            raise NoLog(_not_a_log(db_path, e)) from None
         try:
             return local(reader), "file"
         finally:
             reader.close()
     raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
+
+
+def _not_a_log(db_path: str | Path, exc: Exception) -> str:
+    """Why the file at db_path is no log we can read, in one line naming it.
+
+    DuckDB raises its own errors for some files that are no database at all
+    (a `.jsonl` it would read as JSON, say), not the storage package's.
+    """
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.Error):
+        return f"{db_path} is not a DuckDB event log ({text})"
+    return text if str(db_path) in text else f"{db_path}: {text}"
 
 
 def is_rpc_error(exc: BaseException) -> bool:
@@ -259,9 +274,8 @@ class LogSource:
                 return
             except LogLocked:
                 continue  # a service took the file between our two looks: ask it instead
-            except (StorageError, OSError) as e:
-                text = str(e)
-                raise NoLog(text if str(db_path) in text else f"{db_path}: {text}") from None
+            except (StorageError, OSError, duckdb.Error) as e:
+                raise NoLog(_not_a_log(db_path, e)) from None
         raise LogLocked(f"{db_path} is held by a process that does not advertise a service")
 
     @property
@@ -307,6 +321,42 @@ class LogSource:
             reader = pa.ipc.open_stream(io.BufferedReader(_Chunks(stub.Query(request))))
             yield from reader
 
+    @contextmanager
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> Iterator[ResultStream]:
+        """The result of one read-only query as its columns and its rows, read as iterated.
+
+        From the file the rows are fetched a batch at a time (DuckDB's own
+        conversion where it agrees with Arrow's, without importing pyarrow);
+        from a service, the Arrow IPC stream is decoded batch by batch as its
+        messages arrive. Either way the result is never held whole, and the
+        values are those `query_log_values` gives. A refusal is raised when
+        the `with` block is entered, before any row.
+        """
+        if self._owner is None:
+            assert self._reader is not None
+            with self._reader.query_row_stream(sql, list(params) or None, like_arrow=True) as (
+                columns,
+                chunks,
+            ):
+                yield ResultStream(columns, chain.from_iterable(chunks), "file")
+            return
+        from analysis.remote import channel
+        from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+        from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+
+        request = pb.QueryRequest(
+            sql=sql,
+            parameters=[query_parameter(v) for v in params],
+            token=self._owner.query_token or "",
+        )
+        with channel(self._owner.address, self.tls_ca) as chan:
+            replies = sniff_pb2_grpc.SniffServiceStub(chan).Query(request)
+            try:
+                columns, rows = rows_from_stream(replies)
+                yield ResultStream(columns, rows, self.where)
+            finally:
+                replies.cancel()  # a reader that stopped early (`| head`) ends the call
+
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
@@ -317,6 +367,49 @@ class LogSource:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ResultStream(NamedTuple):
+    """A query's result as it is read: its column names, its rows, where it was answered."""
+
+    columns: list[str]
+    rows: Iterator[tuple[Any, ...]]
+    where: str
+
+
+def rows_from_stream(
+    replies: Iterable[pb.QueryResponse],
+) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
+    """The Query RPC's result as its columns and its rows, decoded as the replies arrive.
+
+    The schema is read at once (the first reply carries it, and a refusal is
+    raised here); each record batch is decoded when the rows before it have
+    been taken, so no more than a batch or so of the stream is ever held.
+    Values as Arrow's `to_pylist` gives them.
+    """
+    import pyarrow as pa
+
+    reader = pa.ipc.open_stream(io.BufferedReader(_Chunks(replies)))
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for batch in reader:
+            values = [column.to_pylist() for column in batch.columns]
+            yield from zip(*values, strict=True)
+
+    return list(reader.schema.names), rows()
+
+
+@contextmanager
+def stream_log_values(
+    db_path: str | Path, sql: str, params: Sequence[Any] = (), *, tls_ca: str | None = None
+) -> Iterator[ResultStream]:
+    """Like `query_log_values`, streamed: the rows are read as the caller iterates them.
+
+    What `sniff query` writes, in memory bounded whatever the result's size,
+    from the file or through a service (`LogSource.rows`).
+    """
+    with LogSource(db_path, tls_ca=tls_ca) as source, source.rows(sql, params) as result:
+        yield result
 
 
 def _check_path(path: Path) -> None:

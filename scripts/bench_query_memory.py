@@ -1,100 +1,125 @@
-"""Peak memory of the server while a large Query result streams through it.
+"""Peak memory of `sniff query` writing a large result, in every format.
 
-Starts the real service (`service.rpc.server.serve`) in a child process on a
-fresh DuckDB file and an ephemeral 127.0.0.1 port (bench_service's
-`start_server`), runs one Query whose result is
-far larger than the memory it may take (by default
-`SELECT i, i*2, 'x'||i FROM range(10000000)`, some 300 MB of Arrow IPC),
-reads the stream chunk by chunk without keeping it, and reports the server's
-peak resident memory (VmHWM from /proc) before and after. The Query RPC must
-stream: what the server holds is a few chunks, whatever the result's size.
+Runs `sniff query "SELECT i, i*2, 'x'||i FROM range(N) t(i)" --format F` for
+each of table, csv, json and jsonl, its output thrown away, and prints the
+command's peak resident memory (the child's ru_maxrss): first from an event
+log file no service holds, then through a `sniff serve` on 127.0.0.1 that
+holds the same file (the query goes through its Query RPC), where the
+service's own peak (VmHWM, since it started) is printed beside the client's.
 
-    .venv/bin/python scripts/bench_query_memory.py                  # 10 M rows
-    .venv/bin/python scripts/bench_query_memory.py --rows 1000000   # quicker
-    .venv/bin/python scripts/bench_query_memory.py --json           # one JSON line
-
-Exits 1 when the peak exceeds --limit-mb (default 300). Linux only (/proc).
+    .venv/bin/python scripts/bench_query_memory.py               # 10,000,000 rows
+    .venv/bin/python scripts/bench_query_memory.py --rows 100000 # a smoke run
+    .venv/bin/python scripts/bench_query_memory.py --no-service  # the file only
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import grpc
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench_service import start_server  # noqa: E402 (this script's own directory)
-
-from service.rpc.gen.sniff.v1 import sniff_pb2 as pb  # noqa: E402
-from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
-from service.storage import find_owner  # noqa: E402
+FORMATS = ("table", "csv", "json", "jsonl")
+CEILING_MB = 300
+"""The acceptance ceiling (issue 17) for 10 million rows from a file, in every format."""
 
 
-def peak_rss_mb(pid: int) -> float:
-    """The process's peak resident set size so far (VmHWM), in MB."""
+def sniff_command() -> list[str]:
+    """`sniff` as this interpreter runs it (the checkout's, whatever is on PATH)."""
+    return [sys.executable, "-m", "analysis.cli"]
+
+
+def peak_of_child(argv: list[str], env: dict[str, str]) -> tuple[int, float, int]:
+    """Run argv with its output discarded: (exit status, seconds, peak RSS in MB).
+
+    A fresh interpreter runs it, so RUSAGE_CHILDREN holds that one command's
+    peak (the largest of the children it waited for, and it waits for one).
+    """
+    probe = (
+        "import resource, subprocess, sys\n"
+        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True, check=True
+    )
+    seconds = time.perf_counter() - started
+    code, kib = done.stdout.split()
+    return int(code), seconds, int(kib) // 1024
+
+
+def service_peak_mb(pid: int) -> int:
+    """A process's peak resident memory so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmHWM for process {pid}")
+            return int(line.split()[1]) // 1024
+    return -1
 
 
-def measure(rows: int) -> dict[str, float | int]:
-    """Stream the query once through a fresh server; its figures."""
-    sql = f"SELECT i, i*2 AS j, 'x' || i AS s FROM range({rows}) t(i)"
-    with tempfile.TemporaryDirectory(prefix="sniff-query-memory-") as tmp:
-        db = Path(tmp) / "events.duckdb"
-        server = start_server("query memory", Path(tmp), str(db))
-        try:
-            owner = find_owner(db)
-            if owner is None or not owner.query_token:
-                raise SystemExit("the service wrote no owner file with its query token")
-            idle = peak_rss_mb(server.proc.pid)
-            request = pb.QueryRequest(sql=sql, token=owner.query_token)
-            chunks = streamed = 0
-            started = time.perf_counter()
-            with grpc.insecure_channel(server.address) as channel:
-                stub = sniff_pb2_grpc.SniffServiceStub(channel)
-                for reply in stub.Query(request, timeout=600):
-                    chunks += 1
-                    streamed += len(reply.arrow_ipc)
-            seconds = time.perf_counter() - started
-            peak = peak_rss_mb(server.proc.pid)
-        finally:
-            server.stop()
-    return {
-        "rows": rows,
-        "chunks": chunks,
-        "streamed_mb": round(streamed / 2**20, 1),
-        "seconds": round(seconds, 2),
-        "idle_peak_rss_mb": round(idle, 1),
-        "peak_rss_mb": round(peak, 1),
-    }
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--limit-mb", type=float, default=300.0)
-    parser.add_argument("--json", action="store_true", help="print one JSON line")
-    args = parser.parse_args(argv)
-    figures = measure(args.rows)
-    if args.json:
-        print(json.dumps(figures))
-    else:
-        print(
-            f"Query of {figures['rows']:,} rows: {figures['streamed_mb']} MB of Arrow IPC in "
-            f"{figures['chunks']} chunks, {figures['seconds']} s\n"
-            f"server peak RSS: {figures['idle_peak_rss_mb']} MB idle, "
-            f"{figures['peak_rss_mb']} MB after the query (limit {args.limit_mb:.0f} MB)"
-        )
-    return 0 if figures["peak_rss_mb"] <= args.limit_mb else 1
+    parser.add_argument("--no-service", action="store_true", help="Measure from the file only.")
+    args = parser.parse_args()
+    sql = f"SELECT i, i*2, 'x'||i FROM range({args.rows}) t(i)"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    worst = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "bench.duckdb")
+        from service.storage import EventLog
+
+        EventLog(db).close()
+        print(f"sniff query {sql!r}: peak resident memory ({os.cpu_count()} cores)")
+        print(f"{'where':<8} {'format':<6} {'exit':>4} {'seconds':>8} {'client MB':>9} service MB")
+        for fmt in FORMATS:
+            code, seconds, mb = peak_of_child(
+                [*sniff_command(), "query", sql, "--format", fmt, "--db", db], env
+            )
+            worst = max(worst, mb)
+            print(f"{'file':<8} {fmt:<6} {code:>4} {seconds:>8.1f} {mb:>9}")
+        if not args.no_service:
+            port = free_port()
+            server = subprocess.Popen(
+                [*sniff_command(), "serve", "--port", str(port), "--db", db, "--no-fsync"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                owner = Path(db + ".owner.json")
+                deadline = time.monotonic() + 60
+                while not owner.exists():
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        err = server.stderr.read() if server.stderr is not None else ""
+                        raise SystemExit(f"sniff serve did not start: {err}")
+                    time.sleep(0.05)
+                for fmt in FORMATS:
+                    code, seconds, mb = peak_of_child(
+                        [*sniff_command(), "query", sql, "--format", fmt, "--db", db], env
+                    )
+                    served = service_peak_mb(server.pid)
+                    print(f"{'service':<8} {fmt:<6} {code:>4} {seconds:>8.1f} {mb:>9} {served:>10}")
+            finally:
+                server.send_signal(signal.SIGTERM)
+                server.wait(timeout=60)
+    print(f"worst client peak from the file: {worst} MB (ceiling {CEILING_MB} MB at 10M rows)")
+    return 0 if worst <= CEILING_MB or args.rows != 10_000_000 else 1
 
 
 if __name__ == "__main__":

@@ -245,7 +245,7 @@ def whole_replay_text(db: str, match_id: str) -> str:
 
 
 def whole_replay_json(db: str, match_id: str) -> list[dict[str, Any]]:
-    """`sniff replay MATCH --format json` in-process: every step as JSON."""
+    """`sniff replay MATCH --format jsonl` in-process: every step as JSON."""
     return [step.to_json() for step in load_replay(db, match_id).steps]
 
 
@@ -295,9 +295,9 @@ def main() -> None:
                 ("replay", match_id, "--db", db),
             ),
             (
-                "sniff replay MATCH --format json",
+                "sniff replay MATCH --format jsonl",
                 partial(whole_replay_json, db, match_id),
-                ("replay", match_id, "--db", db, "--format", "json"),
+                ("replay", match_id, "--db", db, "--format", "jsonl"),
             ),
             (
                 "sniff query (matches by seats)",

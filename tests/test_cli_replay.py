@@ -63,14 +63,14 @@ def test_matches_lists_every_match_newest_first_with_its_result(db: Path) -> Non
     ]
     by_id = {r["match_id"]: r for r in rows}
     assert by_id["in-play"]["finished"] is False
-    assert by_id["in-play"]["winner"] is None
+    assert by_id["in-play"]["winners"] is None
     assert by_id["four-seats"]["seats"] == 4
     assert by_id["position-a"]["variant"] == "american"
     for r in rows:
         assert r["rounds"] >= 1
         if r["finished"]:
             assert len(r["scores"]) == r["seats"]
-            assert max(r["scores"]) == r["scores"][r["winner"]]
+            assert max(r["scores"]) == r["scores"][r["winners"][0]]
 
 
 def test_matches_rounds_count_the_logged_deals(db: Path) -> None:
@@ -101,8 +101,8 @@ def test_matches_filters(db: Path, args: list[str], expected: set[str]) -> None:
 def test_matches_winner_filter_takes_either_partner_in_a_four_seat_match(db: Path) -> None:
     _, out, _ = run("matches", "--db", str(db), "--format", "jsonl")
     four = next(r for r in jsonl(out) if r["match_id"] == "four-seats")
-    partner = (int(four["winner"]) + 2) % 4
-    for seat in (four["winner"], partner):
+    assert four["winners"] in ([0, 2], [1, 3])  # the partnership, as the table shows it
+    for seat in four["winners"]:
         _, out, _ = run("matches", "--db", str(db), "--format", "jsonl", "--winner", str(seat))
         assert "four-seats" in {r["match_id"] for r in jsonl(out)}
     _, out, _ = run(
@@ -135,7 +135,7 @@ def test_matches_table_and_csv_show_the_same_matches(db: Path) -> None:
         "created",
         "rounds",
         "finished",
-        "winner",
+        "winners",
         "scores",
     ]
     assert lines[-1] == "(5 matches)"
@@ -143,7 +143,12 @@ def test_matches_table_and_csv_show_the_same_matches(db: Path) -> None:
     _, text, _ = run("matches", "--db", str(db), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["match_id"] for r in rows] == [line.split()[0] for line in lines[1:-1]]
-    assert {r["finished"] for r in rows} == {"yes", "no"}
+    assert {r["finished"] for r in rows} == {"true", "false"}  # as `sniff query --format csv`
+    for r, line in zip(rows, lines[1:-1], strict=True):  # lists as JSON, as query's csv
+        if r["scores"]:
+            scores = json.loads(r["scores"])
+            assert scores == [int(s) for s in line.split()[-len(scores) :]]
+            assert "+".join(map(str, json.loads(r["winners"]))) in line.split()
 
 
 @pytest.mark.parametrize(
@@ -219,13 +224,13 @@ def test_replay_text_shows_every_move_with_its_layout_and_figures(db: Path) -> N
 
 
 def test_replay_hides_drawn_tiles_unless_revealed(db: Path) -> None:
-    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "json")
+    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "jsonl")
     draws = [s for s in jsonl(out) if s["kind"] == "draw"]
     assert draws
     assert all(s["drawn"] is None for s in draws)
     _, text, _ = run("replay", "two-seats", "--db", str(db))
     assert "draws (tile hidden)" in text
-    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "json", "--reveal")
+    _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "jsonl", "--reveal")
     revealed = [s for s in jsonl(out) if s["kind"] == "draw"]
     assert all(re.fullmatch(r"\d-\d", str(s["drawn"])) for s in revealed)
     firsts = [s for s in jsonl(out) if "round_start" in s]
@@ -237,7 +242,7 @@ def test_reveal_of_a_match_in_play_says_the_tiles_stay_hidden(db: Path) -> None:
     assert code == 0
     assert "note: drawn tiles and deals stay hidden while the match is in play" in out
     assert "holds" not in out
-    _, out, _ = run("replay", "in-play", "--db", str(db), "--reveal", "--format", "json")
+    _, out, _ = run("replay", "in-play", "--db", str(db), "--reveal", "--format", "jsonl")
     assert all(s.get("drawn") is None for s in jsonl(out))
 
 
@@ -251,7 +256,7 @@ def test_replay_json_has_one_object_per_action_with_the_steps_figures(db: Path) 
         " WHERE match_id = 'three-seats' ORDER BY seq"
     ).fetchall()
     con.close()
-    _, out, _ = run("replay", "three-seats", "--db", str(db), "--format", "json")
+    _, out, _ = run("replay", "three-seats", "--db", str(db), "--format", "jsonl")
     steps = jsonl(out)
     assert [s["step"] for s in steps] == list(range(len(actions)))
     for s, (move, points, ends_sum) in zip(steps, actions, strict=True):
@@ -274,7 +279,7 @@ def test_replay_at_shows_one_position_in_full_and_the_tally(db: Path) -> None:
     assert "counted: 0-5:low 0 + 1-2:high 2 + 1-3:high 3 + 3-4:low 3 = 8 -> 0 points" in out
     assert "tally (each stroke 5, a large X with four small x 50):" in out
     assert "seat 0: 15" in out
-    _, out, _ = run("replay", "position-a", "--db", str(db), "--at", "8", "--format", "json")
+    _, out, _ = run("replay", "position-a", "--db", str(db), "--at", "8", "--format", "jsonl")
     assert [s["step"] for s in jsonl(out)] == [8]
 
 
@@ -335,10 +340,10 @@ def test_matches_and_replay_read_through_the_service_that_holds_the_log(
     assert done.returncode == 0, done.stderr
     [row] = jsonl(done.stdout)
     assert row["match_id"] == played.match_id
-    assert row["winner"] == played.winner
+    assert row["winners"] == [played.winner]
     assert row["scores"] == played.scores
     assert row["rounds"] == played.rounds
-    done = sniff("replay", played.match_id, "--db", str(db), "--format", "json", cwd=tmp_path)
+    done = sniff("replay", played.match_id, "--db", str(db), "--format", "jsonl", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     steps = jsonl(done.stdout)
     assert len(steps) == played.moves

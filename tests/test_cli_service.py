@@ -102,7 +102,7 @@ def test_sigterm_drains_flushes_and_exits_0_then_the_file_is_readable(
 def test_query_refuses_writes_with_a_one_line_error(served: Served, tmp_path: Path) -> None:
     _, _, db = served
     result = sniff("query", "DELETE FROM events", "--db", str(db), cwd=tmp_path)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.startswith("Error: ")
     assert len(result.stderr.strip().splitlines()) == 1
 

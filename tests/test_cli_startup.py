@@ -76,7 +76,7 @@ QUICK = {
     "matches --seats 3 --finished": ["matches", "--seats", "3", "--finished"],
     "matches --format jsonl": ["matches", "--format", "jsonl"],
     "replay": ["replay", "position-a"],
-    "replay --format json": ["replay", "position-a", "--format", "json"],
+    "replay --format jsonl": ["replay", "position-a", "--format", "jsonl"],
     "replay --reveal --tally": ["replay", "two-seats", "--reveal", "--tally"],
 }
 
@@ -180,7 +180,7 @@ def test_a_playout_backend_this_install_lacks_is_one_line_exit_2_when_a_command_
         check=False,
     )
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("sniff: SNIFF_KERNEL='fast'"), done.stderr
+    assert done.stderr.startswith("Error: SNIFF_KERNEL='fast'"), done.stderr
     assert "Traceback" not in done.stderr
 
 

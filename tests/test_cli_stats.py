@@ -169,7 +169,9 @@ def test_plot_without_matplotlib_is_one_line(
     path = tmp_path / "t.png"
     code, _, err = run("stats", "sniff-timing", "--records", str(records), "--plot", str(path))
     assert code == 2
-    assert "pip install 'american-sniff[plot]'" in err
+    assert f"{sys.executable} -m pip install -e " in err
+    assert "[plot]" in err
+    assert len(err.strip().splitlines()) == 1
     assert not path.exists()
 
 

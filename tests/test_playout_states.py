@@ -248,7 +248,7 @@ def test_sniff_version_says_which_playout_backend_is_in_use() -> None:
     assert "(playout kernel: python)" in sniff_version(SNIFF_KERNEL="python").stdout
     bad = sniff_version(SNIFF_KERNEL="fast")
     assert bad.returncode == 2
-    assert bad.stderr.startswith("sniff: SNIFF_KERNEL='fast'"), bad.stderr
+    assert bad.stderr.startswith("Error: SNIFF_KERNEL='fast'"), bad.stderr
     assert "Traceback" not in bad.stderr
 
 

@@ -50,7 +50,7 @@ def test_replay_of_position_a_gives_the_rule_books_figures_step_by_step(db: Path
 def test_sniff_replay_json_of_position_a_gives_the_same_figures(db: Path) -> None:
     sniff = Path(sys.executable).parent / "sniff"
     done = subprocess.run(
-        [str(sniff), "replay", "position-a", "--db", str(db), "--round", "0", "--format", "json"],
+        [str(sniff), "replay", "position-a", "--db", str(db), "--round", "0", "--format", "jsonl"],
         capture_output=True,
         text=True,
         timeout=60,

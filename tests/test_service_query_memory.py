@@ -1,7 +1,7 @@
 """The Query RPC streams: a result far larger than the server's memory budget passes through
 it in a few chunks' worth of memory.
 
-Runs scripts/bench_query_memory.py (a real server in a child process, a real
+Runs scripts/bench_query_server.py (a real server in a child process, a real
 DuckDB file, 10 million rows, some 270 MB of Arrow IPC) and checks the
 server's peak resident memory (VmHWM, Linux) against the issue's bound.
 """
@@ -24,7 +24,7 @@ LIMIT_MB = 300
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
 def test_ten_million_rows_stream_through_the_server_in_bounded_memory() -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_query_memory.py"), "--json"],
+        [sys.executable, str(ROOT / "scripts" / "bench_query_server.py"), "--json"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

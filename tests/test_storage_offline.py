@@ -171,7 +171,7 @@ def test_sniff_recover_leaves_a_file_held_by_a_live_service_alone(tmp_path: Path
     db = tmp_path / "held.duckdb"
     with held_by_another_process(db, advertise="127.0.0.1:1") as pid:
         result = sniff("recover", "--db", str(db), cwd=tmp_path)
-        assert result.returncode == 1
+        assert result.returncode == 2  # a refusal (docs/cli.md)
         assert f"held by the service (pid {pid}" in result.stderr
     result = sniff("recover", "--db", str(db), cwd=tmp_path)  # closed cleanly: nothing to do
     assert result.returncode == 0, result.stderr

@@ -79,7 +79,7 @@ def test_logged_matches_rotate_the_bots_over_identical_deals(tmp_path: Path) -> 
         "--format", "csv", "--seed", "40",
     )  # fmt: skip
     assert code == 0, err
-    assert "logged 0 matches" in err
+    assert "logged 0 matches (0 events)" in err  # a repeat adds nothing, and says so
     assert "6 already there" in err
     assert out.splitlines()[0].startswith("kind,bot,opponent,deals,mean")
 

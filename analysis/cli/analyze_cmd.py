@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -10,10 +9,11 @@ from typing import Any
 import click
 
 from analysis.cli.errors import Misuse, first_line
-from analysis.cli.formats import render_table, write_csv, write_result
-from analysis.cli.options import db_option, result_format_option, seed_option
+from analysis.cli.formats import format_option, json_line, render_table, write_csv, write_result
+from analysis.cli.options import db_option, progress_option, result_format_option, seed_option
 from analysis.cli.params import HELP as PARAM_HELP
 from analysis.cli.params import PARAM
+from analysis.cli.progress import Progress
 
 ANALYZE_ROLLOUTS_MAX = 100_000
 """Samples per move: 100,000 on a decision of 10 moves is a minute or so of one core."""
@@ -52,14 +52,13 @@ WORKERS_MAX = 256
     default=None,
     help="Processes to use (default: every core). The results do not depend on it.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="table: decisions and players for people; json: one document with every move's "
-    "equity; csv: one row a decision.",
+@format_option(
+    "table",
+    "csv",
+    "json",
+    table="decisions and players for people",
+    csv="one row a decision",
+    json="one document with every move's equity",
 )
 @click.option(
     "--store/--no-store",
@@ -67,6 +66,7 @@ WORKERS_MAX = 256
     show_default=True,
     help="Keep the results as Parquet under <db>.analysis/ (or <FILE>.analysis/).",
 )
+@progress_option
 @db_option
 def analyze(
     match_ids: tuple[str, ...],
@@ -78,6 +78,7 @@ def analyze(
     workers: int | None,
     fmt: str,
     store: bool,
+    progress: bool,
     db_path: str,
 ) -> None:
     """What each move was worth: equity by rollouts at every decision of a match.
@@ -132,10 +133,12 @@ def analyze(
                 )
     settings = Settings(rollouts, policy, seed)
     total = count_decisions(specs, seat)
-    with click.progressbar(
-        length=total, label="analysing decisions", file=sys.stderr, show_pos=True
-    ) as bar:
+    bar = Progress(progress, "analysing", unit="decisions")
+    bar.start(total)
+    try:
         results = analyse(specs, settings, seat=seat, workers=workers, progress=bar.update)
+    finally:
+        bar.finish()
     if store:
         root = store_root(records if records is not None else db_path)
         try:
@@ -157,7 +160,7 @@ def analyze(
             "decisions": [r.to_json() for r in results],
             "players": [p.to_json() for p in summary],
         }
-        click.echo(json.dumps(doc))
+        click.echo(json_line(doc))
         return
     from analysis.rollout.analyze import DECISION_COLUMNS
 
@@ -254,5 +257,5 @@ def analysis(
     except NoAnalyses as e:
         raise Misuse(str(e)) from None
     except duckdb.Error as e:
-        raise click.ClickException(first_line(str(e))) from None
+        raise Misuse(first_line(str(e))) from None
     write_result(fmt, columns, rows, sys.stdout)

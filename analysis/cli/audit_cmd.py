@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import click
 
 from analysis.audit import Audit, AuditResult
 from analysis.cli.errors import Misuse, first_line
+from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import progress_option, tls_ca_option, workers_option
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
 
 
@@ -25,33 +26,6 @@ def _open(path: str) -> BinaryIO:
         return open(path, "rb")  # the caller closes it
     except OSError as e:
         raise Misuse(f"cannot read {path}: {e.strerror or e}") from None
-
-
-class Progress:
-    """A progress bar on stderr: when stderr is a terminal, or when asked for (--progress)."""
-
-    def __init__(self, forced: bool, label: str) -> None:
-        self.shown = forced or sys.stderr.isatty()
-        self.forced = forced
-        self.label = label
-        self._bar: Any = None
-
-    def start(self, length: int) -> None:
-        if not self.shown or length <= 0:
-            return
-        self._bar = click.progressbar(length=length, label=self.label, file=sys.stderr)
-        if self.forced:
-            self._bar.is_hidden = False  # click hides a bar that is not on a terminal
-        self._bar.__enter__()
-
-    def update(self, amount: int) -> None:
-        if self._bar is not None:
-            self._bar.update(amount)
-
-    def finish(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
-            self._bar = None
 
 
 @click.command()
@@ -72,14 +46,7 @@ class Progress:
     help="With --db: a chain head a seat kept (the chain_head it was given); the log must "
     "contain it. Repeatable.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "jsonl"]),
-    default="text",
-    show_default=True,
-    help="Readable text, or one JSON object a match (RECORD.md).",
-)
+@format_option("text", "jsonl", jsonl="one object a match (docs/audit.md)")
 @click.option(
     "--allow-unfinished",
     is_flag=True,
@@ -136,7 +103,7 @@ def audit(
     try:
         for result in results:
             problems |= not result.ok
-            click.echo(json.dumps(result.to_json()) if fmt == "jsonl" else result.to_text())
+            click.echo(json_line(result.to_json()) if fmt == "jsonl" else result.to_text())
     finally:
         bar.finish()
     sys.exit(1 if problems else 0)

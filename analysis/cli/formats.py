@@ -1,4 +1,10 @@
-"""How `sniff query` writes a result: an aligned table, JSON Lines or CSV.
+"""The one output vocabulary of the command line, and how a result is written in it.
+
+Every command's `--format` takes names from `FORMATS`, each meaning the
+same thing in every command (docs/cli.md): `table` or `text` for people,
+`csv`, `json` for one document, `jsonl` for one JSON object a line.
+
+How `sniff query` (and every other command's rows) write a result:
 
 Arrow hands over Python values; each format writes them so that another
 program reads back what the log holds: numbers stay numbers (a DECIMAL or
@@ -13,9 +19,53 @@ import csv
 import datetime
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, TextIO
+from itertools import islice
+from typing import Any, TextIO, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+FORMATS = {
+    "table": "aligned columns for people",
+    "text": "readable text for people",
+    "csv": "CSV with a header line (lists and structs as JSON, true/false, empty for null)",
+    "json": "one JSON document",
+    "jsonl": "JSON Lines: one JSON object a line",
+}
+"""Every `--format` name and what it means, the same in every command."""
+
+
+def format_option(*choices: str, **what: str) -> Callable[[F], F]:
+    """`--format` with these of `FORMATS`' names, the first the default.
+
+    `what` says, by format name, what the output holds here
+    (`jsonl="a match a line"`).
+    """
+    unknown = set(choices) - set(FORMATS)
+    if unknown:
+        raise ValueError(f"not in the formats vocabulary: {sorted(unknown)}")
+    meanings = "; ".join(f"{name}: {what.get(name) or FORMATS[name]}" for name in choices)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help=f"{meanings} (docs/cli.md).",
+    )
+
+
+def write_json(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
+    """One JSON document: an array of objects, one a row, each value as `json_text` writes it."""
+    out.write("[")
+    for i, text in enumerate(_objects(columns, rows)):
+        out.write(",\n " if i else "\n ")
+        out.write(text)
+    out.write("\n]\n")
 
 
 def json_text(value: Any) -> str:
@@ -26,6 +76,9 @@ def json_text(value: Any) -> str:
     A map arrives from Arrow as (key, value) pairs and is written as an array
     of [key, value] arrays, which keeps keys that are not text.
     """
+    fast = _JSON_SCALARS.get(type(value))
+    if fast is not None:
+        return fast(value)
     if value is None or isinstance(value, bool | int | str):
         return json.dumps(value)
     if isinstance(value, float):
@@ -42,6 +95,32 @@ def json_text(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(json_text(v) for v in value) + "]"
     return json.dumps(plain_text(value))
+
+
+_JSON_SCALARS: dict[type, Callable[[Any], str]] = {
+    int: int.__repr__,
+    str: json.encoder.encode_basestring_ascii,  # what json.dumps writes for a str
+    type(None): lambda _: "null",
+    bool: lambda value: "true" if value else "false",
+}
+"""The common values' JSON text by their exact type: the same text, without json.dumps' cost."""
+
+_CSV_AS_IS = frozenset({int, str, type(None)})
+"""Types the csv module writes as `cell_text` would (str(int), the text, "" for None)."""
+
+
+def json_line(value: Any) -> str:
+    """One JSON object (or any value) as one line of JSON Lines, or one compact document.
+
+    Every command's `json` and `jsonl` output goes through here (or `write_json`,
+    `write_jsonl`), so a value is written alike everywhere: a non-finite float as
+    "NaN", a DECIMAL with all its digits, a time in ISO 8601. The json module
+    writes the same text for what it knows, faster; `json_text` the rest.
+    """
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return json_text(value)
 
 
 def plain_text(value: Any) -> str:
@@ -73,38 +152,86 @@ Row = Sequence[Any]
 """One result row, its values in column order (names may repeat: `SELECT 1 AS a, 2 AS a`)."""
 
 
-def write_jsonl(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
-    keys = [json.dumps(c) for c in columns]
+def _objects(columns: Sequence[str], rows: Iterable[Row]) -> Iterator[str]:
+    """Each row as one JSON object's text, keys in column order (repeated names kept)."""
+    template = "{" + ", ".join(json.dumps(c).replace("%", "%%") + ": %s" for c in columns) + "}"
     for row in rows:
-        out.write("{" + ", ".join(f"{k}: {json_text(v)}" for k, v in zip(keys, row, strict=True)))
-        out.write("}\n")
+        yield template % tuple(map(json_text, row))  # a row of another width: TypeError
+
+
+def write_jsonl(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
+    for chunk in _batched(_objects(columns, rows), 1024):
+        out.write("\n".join(chunk) + "\n")
 
 
 def write_csv(out: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> None:
     """RFC 4180 quoting, but `\\n` line ends, as every other output of the command line."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows([cell_text(v) for v in row] for row in rows)
+    as_is = _CSV_AS_IS
+    writer.writerows(
+        row if as_is.issuperset(map(type, row)) else [cell_text(v) for v in row] for row in rows
+    )
 
 
-def write_result(fmt: str, columns: Sequence[str], rows: Sequence[Row], out: TextIO) -> None:
-    """A result in the format asked for: `table` (for people), `jsonl` or `csv`."""
+def _batched(items: Iterable[str], size: int) -> Iterator[list[str]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+TABLE_PAGE = 1_000
+"""Rows a table shows at most: a table aligns its columns, so it holds the rows it shows."""
+
+
+def write_result(
+    fmt: str, columns: Sequence[str], rows: Iterable[Row], out: TextIO, *, page: int = TABLE_PAGE
+) -> None:
+    """A result in the format asked for: `table` (for people), `csv`, `json` or `jsonl`.
+
+    The rows are written as they come, so an iterator of any length is
+    written in bounded memory; a table shows its first `page` rows and
+    says how to get the rest.
+    """
     if fmt == "jsonl":
         write_jsonl(out, columns, rows)
+    elif fmt == "json":
+        write_json(out, columns, rows)
     elif fmt == "csv":
         write_csv(out, columns, rows)
     else:
-        out.write(render_table(columns, rows) + "\n")
+        it = iter(rows)
+        shown = list(islice(it, page))
+        more = next(it, None) is not None
+        out.write(render_table(columns, shown, more=more) + "\n")
 
 
-def render_table(columns: Sequence[str], rows: Sequence[Row]) -> str:
-    """Aligned columns for a person; NULL shown as NULL."""
-    cells = [[cell_text(v, null="NULL") for v in row] for row in rows]
-    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += [
-        "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+def aligned(
+    headers: Sequence[str], cells: Sequence[Sequence[str]], right: Collection[int] = ()
+) -> list[str]:
+    """Every table's lines: the headers, a rule, the cells; columns in `right` right-aligned."""
+    widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if i in right else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ).rstrip()
+
+    return [line(headers), "  ".join("-" * w for w in widths), *map(line, cells)]
+
+
+def render_table(columns: Sequence[str], rows: Sequence[Row], *, more: bool = False) -> str:
+    """Aligned columns for a person; NULL shown as NULL.
+
+    `more`: the rows are the first page of a longer result; the last line says so.
+    """
+    lines = aligned(columns, [[cell_text(v, null="NULL") for v in row] for row in rows])
+    if more:
+        lines.append(
+            f"(the first {len(rows):,} rows; more follow: --format csv or jsonl writes "
+            "every row, or page with LIMIT and OFFSET)"
+        )
+    else:
+        lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)

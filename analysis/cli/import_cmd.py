@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import ExitStack, closing
@@ -12,10 +11,12 @@ from typing import TYPE_CHECKING
 import click
 import pyarrow as pa
 
-from analysis.cli.audit_cmd import Progress, read_lines
+from analysis.cli.audit_cmd import read_lines
 from analysis.cli.errors import Misuse, first_line
+from analysis.cli.formats import format_option, json_line
 from analysis.cli.interrupts import Interrupts
 from analysis.cli.options import db_option, progress_option, tls_ca_option, workers_option
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
 from service.storage.facts import Facts, merged_facts
 
@@ -32,14 +33,7 @@ if TYPE_CHECKING:
     help="Load the records that audit ok and list the others (default: a bad record and "
     "nothing is loaded).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "jsonl"]),
-    default="text",
-    show_default=True,
-    help="Readable text, or one JSON object a record: the audit's, with match_id and status.",
-)
+@format_option("text", "jsonl", jsonl="one object a record: the audit's, with match_id and status")
 @workers_option
 @progress_option
 @tls_ca_option
@@ -80,7 +74,7 @@ def import_(
         stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
     except OSError as e:
         raise Misuse(f"cannot read {file}: {e.strerror or e}") from None
-    bar = Progress(progress, "importing")
+    bar = Progress(progress, "importing", unit="bytes")
     committed = False
     interrupts = Interrupts()
     try:
@@ -122,7 +116,7 @@ def import_(
         what = "the import was committed before" if committed else "nothing was imported"
         raise Misuse(f"interrupted: {what}") from None
     for item in prepared:
-        click.echo(json.dumps(item.to_json()) if fmt == "jsonl" else item.to_text())
+        click.echo(json_line(item.to_json()) if fmt == "jsonl" else item.to_text())
     counts = {
         s: sum(1 for p in prepared if p.status == s) for s in ("imported", "present", "repeat")
     }

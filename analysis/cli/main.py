@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from analysis.cli.errors import InternalError, show_tracebacks
+from analysis.cli.errors import InternalError, Misuse, show_tracebacks
 
 COMMANDS: Mapping[str, str] = {
     "analysis": "analysis.cli.analyze_cmd:analysis",
@@ -92,11 +92,28 @@ class _SniffGroup(click.Group):
             raise TypeError(f"{module_name}:{attribute} is not a click command")
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except _NO_ARGS_IS_HELP:
+            raise  # `sniff` alone: click shows the help
+        except click.UsageError as e:
+            raise _one_line_usage(e, ctx) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except _NO_ARGS_IS_HELP:
+            raise  # `sniff stats` alone: click shows the group's help
+        except click.UsageError as e:
+            raise _one_line_usage(e, ctx) from None
+        except (click.ClickException, click.exceptions.Exit):
             raise
+        except (KeyboardInterrupt, click.Abort):
+            # Ctrl-C where the command has nothing of its own to say: the same one line
+            # and status as a command that stops cleanly ("interrupted: ..."), not click's
+            # "Aborted!" with 1, which would read as "problems found".
+            raise Misuse("interrupted") from None
         except BrokenPipeError:
             # `sniff audit ... | head`: the reader stopped early. Exit as a Unix tool
             # killed by SIGPIPE does (128 + 13), never 0: the audit did not finish.
@@ -107,12 +124,31 @@ class _SniffGroup(click.Group):
                 _exit_if_kernel_choice(e)  # a command that imports the playout only when it runs
             if isinstance(e, RuntimeError) and str(e) == "Query interrupted":
                 # Ctrl-C while DuckDB worked on this thread: its form of KeyboardInterrupt.
-                raise click.Abort from None
+                raise Misuse("interrupted") from None
             if show_tracebacks():
                 raise
             raise InternalError(
                 f"internal error: {type(e).__name__}: {e} (SNIFF_TRACEBACK=1 shows where)"
             ) from None
+
+
+_NO_ARGS_IS_HELP: type[Exception] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
+"""click's 'help instead of an error' for a group given no command (click 8.2 on)."""
+
+
+def _one_line_usage(e: click.UsageError, ctx: click.Context) -> Misuse:
+    """A mistake in the command line as every other refusal: one `Error:` line, exit 2.
+
+    click would print the command's usage line and a hint first; the hint
+    stays, in the same line, and `-h` shows the usage.
+    """
+    names = []
+    at: click.Context | None = e.ctx or ctx
+    while at is not None and at.parent is not None:  # the root's name varies: `python -m ...`
+        names.append(at.info_name or "")
+        at = at.parent
+    where = " ".join(["sniff", *reversed(names)])
+    return Misuse(f"{e.format_message()} ('{where} -h' shows the options)")
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -151,10 +187,12 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
 def cli() -> None:
     """American Sniff: rules engine, match records, audits and simulations.
 
-    Exit status of every command: 0 done (an audit: every match ok), 1 a
-    problem found or met (an audit's problems, a refused query), 2 misuse (a
-    bad option, a file that is not what the command needs, a port in use),
-    70 an internal error (a bug; SNIFF_TRACEBACK=1 shows where).
+    Exit status of every command (docs/cli.md): 0 done (an audit: every
+    match ok), 1 problems found (an audit's or an import's, a log that does
+    not replay), 2 misuse or refusal (a bad option, a file that is not what
+    the command needs, a query or a start refused, a port in use), 70 an
+    internal error (a bug; SNIFF_TRACEBACK=1 shows where). An error is one
+    line on stderr starting "Error: ", a mistake in the command line too.
     """
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from analysis.cli.errors import Misuse
+from analysis.cli.formats import format_option
 from service.defaults import DEFAULT_DB
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -142,14 +143,10 @@ round_limit_option = click.option(
 )
 
 
-result_format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "jsonl", "csv"]),
-    default="table",
-    show_default=True,
-    help="An aligned table for people, JSON Lines or CSV for programs.",
+result_format_option = format_option(
+    "table", "csv", "json", "jsonl", json="one document: an array of rows", jsonl="one object a row"
 )
+"""The formats of a query's result: rows written as they are read, in any of them."""
 
 
 def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
@@ -159,6 +156,15 @@ def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple
         return parse_bots(value)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
+
+
+def check_bots_fit(bots: tuple[str, ...], seats: int) -> None:
+    """More bots than seats is a slip (which bots were meant?): refused, never truncated."""
+    if len(bots) > seats:
+        raise Misuse(
+            f"--bots names {len(bots)} bots for {seats} seats: name at most one a seat "
+            "(fewer are repeated over the seats)"
+        )
 
 
 def bots_option(default: str) -> Callable[[F], F]:

@@ -43,10 +43,13 @@ What to query (every view has match_id; docs/schema.md describes each column):
 Parameters are text as written ('007' stays '007'); type one with a prefix:
   -p int:42  -p float:1.5  -p bool:true  -p null:  -p str:int:7 (the text 'int:7')
 
-Output: --format jsonl keeps numbers as numbers (DECIMAL and HUGEINT with
-every digit) and NULL as null; --format csv writes lists and structs as JSON
-and ends lines with \\n. Exit status: 0 done, 1 the query was refused or
-failed, 2 misuse (a bad parameter, --db not a readable event log).
+Output (docs/cli.md): rows are written as they are read, in bounded memory
+whatever the result's size; a table shows the first 1,000 and says so.
+--format jsonl keeps numbers as numbers (DECIMAL and HUGEINT with every
+digit) and NULL as null; --format csv writes lists and structs as JSON and
+ends lines with \\n. Exit status: 0 done, 2 the query was refused or failed
+(not read-only, not valid SQL) or misuse (a bad parameter, --db not a
+readable event log).
 
 \b
 Example: sniff query "SELECT seat, sum(points) FROM actions WHERE match_id = ? GROUP BY 1" -p m1
@@ -61,19 +64,19 @@ Example: sniff query "SELECT * FROM matches WHERE target > ?" -p int:200 --forma
 @tls_ca_option
 @db_option
 def query(sql: str, params: tuple[object, ...], fmt: str, tls_ca: str | None, db_path: str) -> None:
-    from analysis.logquery import NoLog, is_rpc_error, query_log_values
+    from analysis.logquery import NoLog, is_rpc_error, stream_log_values
     from service.storage import StorageError
 
     try:
-        columns, rows, _ = query_log_values(db_path, sql, params, tls_ca=tls_ca)
+        with stream_log_values(db_path, sql, params, tls_ca=tls_ca) as result:
+            write_result(fmt, result.columns, result.rows, sys.stdout)
     except NoLog as e:
         raise Misuse(str(e)) from None
     except StorageError as e:
-        raise click.ClickException(first_line(str(e))) from None
+        raise Misuse(first_line(str(e))) from None
     except Exception as e:
         if not is_rpc_error(e):
             raise
         details_of = getattr(e, "details", None)  # the service refused or failed the query
         details = details_of() if callable(details_of) else None
-        raise click.ClickException(first_line(details or str(e))) from None
-    write_result(fmt, columns, rows, sys.stdout)
+        raise Misuse(first_line(details or str(e))) from None

@@ -14,6 +14,7 @@ from analysis.cli.errors import Misuse
 from analysis.cli.options import (
     RECORD_MATCHES_MAX,
     bots_option,
+    check_bots_fit,
     check_seed_run,
     matches_option,
     round_limit_option,
@@ -54,6 +55,7 @@ def record(
     Example: sniff record --seats 4 --matches 100 --bots greedy,random -o matches.jsonl
     """
     check_seed_run(seed, count)
+    check_bots_fit(bots, seats)
     with _open_output(output) as out:
         for rec in bot_records(
             seats, count, seed, bots, target, variant=variant, round_limit=round_limit
@@ -90,6 +92,7 @@ def play(
 
     Example: sniff play --seats 3 --bots greedy --seed 7 --variant berndt
     """
+    check_bots_fit(bots, seats)
     players = [make_bot(name, seed * 10 + i) for i, name in enumerate(seat_bots(seats, bots))]
     match = Match(seats, seed=seed, target=target, variant=variant, round_limit=round_limit)
     click.echo(f"{variant} sniff, {seats} seats, target {match.target}")

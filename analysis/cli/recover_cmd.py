@@ -6,13 +6,8 @@ from pathlib import Path
 
 import click
 
+from analysis.cli.errors import Misuse
 from analysis.cli.options import db_option
-
-
-class _NotALog(click.ClickException):
-    """A --db that names no event log: one line, exit 2 (misuse), no usage text."""
-
-    exit_code = 2
 
 
 @click.command()
@@ -56,21 +51,21 @@ def recover(db_path: str, salvage: bool) -> None:
 
     path = Path(db_path)
     if not path.is_file():
-        raise _NotALog(f"no event log at {path}")
+        raise Misuse(f"no event log at {path}")
     owner = find_owner(path)
     if owner is not None:
-        raise click.ClickException(
+        raise Misuse(
             f"{path} is held by the service (pid {owner.pid}, {owner.address}),"
             " which loads its own journal: nothing to recover"
         )
     try:
         log = EventLog(path, salvage=salvage)
     except JournalDamaged as e:
-        raise _NotALog(str(e)) from None
+        raise Misuse(str(e)) from None
     except LogLocked as e:
-        raise click.ClickException(f"{e}: stop that process first") from None
+        raise Misuse(f"{e}: stop that process first") from None
     except (SchemaVersionError, StorageError) as e:
-        raise _NotALog(str(e)) from None
+        raise Misuse(str(e)) from None
     try:
         opening = log.opening
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -13,16 +12,11 @@ from typing import Any, TypeVar
 import click
 
 from analysis.cli.errors import Misuse as CommandError
-from analysis.cli.errors import first_line
+from analysis.cli.errors import ProblemFound, first_line
+from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import db_option
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class LogError(click.ClickException):
-    """The log was read but cannot be shown as asked: one line, exit 1."""
-
-    exit_code = 1
 
 
 @contextmanager
@@ -52,14 +46,14 @@ def _one_line(e: Exception) -> click.ClickException | None:
     if isinstance(e, NoLog | SchemaVersionError | MatchNotFound | UnknownVariant):
         return CommandError(str(e))
     if isinstance(e, LogLocked):
-        return LogError(str(e))
+        return CommandError(str(e))
     if isinstance(e, StorageError):
         return CommandError(first_line(str(e)))
     if isinstance(e, ReplayError):
-        return LogError(str(e))
+        return ProblemFound(str(e))
     details = getattr(e, "details", None)  # a refusal from the service's Query RPC
     if callable(details):
-        return LogError(f"the service refused the query: {details()}")
+        return CommandError(f"the service refused the query: {details()}")
     return None
 
 
@@ -121,12 +115,13 @@ def _time_option(name: str, end_of_day: bool, help_text: str) -> Callable[[F], F
     show_default=True,
     help="At most this many, newest first (0: all).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "jsonl", "csv"]),
-    default="table",
-    show_default=True,
+@format_option(
+    "table",
+    "csv",
+    "json",
+    "jsonl",
+    json="one document: an array of matches",
+    jsonl="one object a match",
 )
 @db_option
 def matches(
@@ -157,11 +152,13 @@ def matches(
     )
     with replay_errors():
         rows = list_matches(db_path, where)
-    if fmt == "jsonl":
-        for row in rows:
-            click.echo(json.dumps(row.to_json()))
+    if fmt != "table":
+        from analysis.cli.formats import write_result
+        from analysis.replay.source import MatchRow
+
+        write_result(fmt, MatchRow.COLUMNS, (r.values() for r in rows), sys.stdout)
         return
-    header = ["match_id", "seats", "variant", "created", "rounds", "finished", "winner", "scores"]
+    header = ["match_id", "seats", "variant", "created", "rounds", "finished", "winners", "scores"]
     cells = [
         [
             r.match_id,
@@ -175,13 +172,6 @@ def matches(
         ]
         for r in rows
     ]
-    if fmt == "csv":
-        import csv
-
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(cells)
-        return
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
     click.echo("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for c in cells:
@@ -205,7 +195,13 @@ def matches(
     help="Only the position after the match's action N, counted from 0 over the whole match"
     " (the first lead is 0).",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option(
+    "text",
+    "json",
+    "jsonl",
+    json="one JSON document: the match and its steps",
+    jsonl="one object a step",
+)
 @click.option("--reveal", is_flag=True, help="Show drawn tiles and deals (finished matches).")
 @click.option("--tally", is_flag=True, help="Draw the traditional tally (RULES.md §9).")
 @click.option("--svg", "svg_path", metavar="FILE", help="Write the position as SVG.")
@@ -226,8 +222,8 @@ def replay(
 
     With --svg, write the position after --at N (default: the last action,
     of --round R if given) as a picture; with --html, the whole match as one
-    self-contained page (slider, arrow keys). --format json prints one JSON
-    object per step.
+    self-contained page (slider, arrow keys). --format jsonl prints one JSON
+    object a step, --format json one document: the match id and its steps.
 
     Example: sniff replay 3f2a9c0d1e2b4a5c --round 2 --tally
     """
@@ -262,9 +258,13 @@ def replay(
         wrote = True
     if wrote:
         return
-    if fmt == "json":
+    if fmt == "jsonl":
         for step in steps:
-            click.echo(json.dumps({"match_id": rp.info.match_id, **step.to_json()}))
+            click.echo(json_line({"match_id": rp.info.match_id, **step.to_json()}))
+        return
+    if fmt == "json":
+        doc = {"match_id": rp.info.match_id, "steps": [step.to_json() for step in steps]}
+        click.echo(json_line(doc))
         return
     from analysis.replay.text import replay_text
 

@@ -6,7 +6,6 @@ import sys
 
 import click
 
-from analysis.cli.errors import check_port_free, startup_failure
 from analysis.cli.options import (
     DEMO_MATCHES_MAX,
     bots_option,
@@ -17,6 +16,7 @@ from analysis.cli.options import (
     seed_option,
     variant_option,
 )
+from analysis.cli.startup import check_address, check_tls_files, startup_failure
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 
 
@@ -67,9 +67,10 @@ def serve(
 
     SIGTERM (or Ctrl-C) drains in-flight calls, flushes the log and exits 0.
     A start that cannot happen (the log cannot be created or is not a Sniff
-    event log, another service holds it, the port is in use, a key or
-    certificate file cannot be read) is one line on stderr and exit status
-    2, with nothing written.
+    event log, another service holds it, the address cannot be bound, with
+    the OS's reason, a certificate or key that is not readable PEM or not a
+    pair) is one line on stderr and exit status 2, checked before anything
+    is created.
 
     Example: sniff serve --port 50051 --db sniff.duckdb
     """
@@ -84,12 +85,9 @@ def serve(
             house_key = read_house_key(house_key_file)
     except (OSError, ValueError) as e:
         raise click.BadParameter(str(e), param_hint="--house-key-file") from None
-    try:
-        if tls_cert is not None and tls_key is not None:
-            tls = Tls.from_files(tls_cert, tls_key)
-    except OSError as e:
-        raise click.BadParameter(str(e), param_hint="--tls-cert/--tls-key") from None
-    check_port_free(host, port)
+    if tls_cert is not None and tls_key is not None:
+        tls = Tls(*check_tls_files(tls_cert, tls_key))
+    check_address(host, port)
     try:
         sys.exit(
             run(

@@ -6,7 +6,6 @@ import contextlib
 import errno
 import re
 import signal
-import sys
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -32,6 +31,7 @@ from analysis.cli.options import (
     variant_option,
     workers_option,
 )
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers, ordered_map
 from analysis.simulate import (
     RUN_FILE,
@@ -119,35 +119,6 @@ class _Sink:
     def close(self) -> None:
         if self.log is not None:
             self.log.close()
-
-
-class _Bar:
-    """Matches done, matches/s and the ETA, on stderr (a terminal, or --progress)."""
-
-    def __init__(self, forced: bool, total: int, done: int) -> None:
-        self.shown = forced or sys.stderr.isatty()
-        self.total, self.done, self.start_done = total, done, done
-        self.started = time.monotonic()
-        self._last = 0.0
-
-    def update(self, matches: int, *, final: bool = False) -> None:
-        self.done += matches
-        now = time.monotonic()
-        if not self.shown or (now - self._last < 0.2 and not final):
-            return
-        self._last = now
-        elapsed = max(now - self.started, 1e-9)
-        rate = (self.done - self.start_done) / elapsed
-        left = (self.total - self.done) / rate if rate > 0 else 0.0
-        width = 30
-        filled = width * self.done // max(self.total, 1)
-        sys.stderr.write(
-            f"\rsimulating [{'#' * filled}{'-' * (width - filled)}] {self.done:,}/{self.total:,}"
-            f"  {rate:,.0f} matches/s  ETA {int(left) // 60:d}:{int(left) % 60:02d} "
-        )
-        if final:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
 
 
 @click.command()
@@ -289,7 +260,8 @@ def _run(
         raise Misuse(f"cannot write run {run} in {run_dir}: {e.strerror or e}") from None
     loaded = chunks_in_log(settings, sink.stored_ids(run))
     on_disk = chunks_on_disk(run_dir)
-    bar = _Bar(progress, settings.matches, sum(len(settings.chunk_range(c)) for c in loaded))
+    bar = Progress(progress, "simulating", unit="matches")
+    bar.start(settings.matches, sum(len(settings.chunk_range(c)) for c in loaded))
     started = time.monotonic()
     interrupts = Interrupts(signal.SIGINT, signal.SIGTERM)  # SIGTERM stops it as Ctrl-C does
 
@@ -327,22 +299,22 @@ def _run(
         with ignored():
             for chunk in sorted(chunks_on_disk(run_dir) - loaded):
                 load(chunk)  # chunks that finished while the run stopped
-        bar.update(0, final=True)
+        bar.finish()
         raise Misuse(_stopped(settings, loaded, run_dir, "interrupted")) from None
     except Misuse as e:  # the log refused a chunk (a full disk under the log, say)
-        bar.update(0, final=True)
+        bar.finish()
         raise Misuse(_stopped(settings, loaded, run_dir, e.message)) from None
     except OSError as e:
         with ignored(), contextlib.suppress(Misuse, OSError):
             clean_temporaries(run_dir)
             for chunk in sorted(chunks_on_disk(run_dir) - loaded):
                 load(chunk)
-        bar.update(0, final=True)
+        bar.finish()
         why = "the disk is full" if e.errno == errno.ENOSPC else (e.strerror or str(e))
         raise Misuse(
             _stopped(settings, loaded, run_dir, f"cannot write a chunk in {run_dir}: {why}")
         ) from None
-    bar.update(0, final=True)
+    bar.finish()
     elapsed = time.monotonic() - started
     rate = ""
     if played and elapsed > 0:

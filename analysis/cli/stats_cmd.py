@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -12,18 +11,14 @@ from typing import Any, TypeVar
 
 import click
 
+from analysis.cli.errors import Misuse
+from analysis.cli.formats import aligned, cell_text, format_option, write_csv, write_json
 from analysis.cli.options import db_option, progress_option, workers_option
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS, Filters
 from sniff import VARIANTS
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class Misuse(click.ClickException):
-    """Bad input or a filter that selects nothing: one line on stderr, exit status 2."""
-
-    exit_code = 2
 
 
 def _inputs(func: F) -> F:
@@ -65,13 +60,12 @@ def _filters(func: F) -> F:
         click.option("--served", is_flag=True, help="Matches played through the service."),
         click.option("--imported", is_flag=True, help="Matches imported from records."),
         click.option("--run", default=None, help="Only the matches of this simulation run."),
-        click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(["table", "csv", "json"]),
-            default="table",
-            show_default=True,
-            help="Readable tables, or STATS.md's long form as CSV or JSON.",
+        format_option(
+            "table",
+            "csv",
+            "json",
+            csv="STATS.md's long form, one row a line",
+            json="STATS.md's long form, one document: an array of rows",
         ),
         click.option(
             "--plot",
@@ -150,31 +144,34 @@ def _plot(path: str, draw: Callable[[str], None]) -> None:
     except ModuleNotFoundError as e:
         if e.name != "matplotlib" and not (e.name or "").startswith("matplotlib."):
             raise
-        raise Misuse("--plot needs matplotlib: pip install 'american-sniff[plot]'") from None
+        raise Misuse(f"--plot needs matplotlib, which is not installed: {plot_install()}") from None
     except OSError as e:
         raise Misuse(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def plot_install() -> str:
+    """The command that installs the plot extra into the environment `sniff` runs in.
+
+    From a checkout (an editable install, the usual case) the extra of the
+    checkout itself; otherwise matplotlib alone.
+    """
+    import shlex
+
+    root = Path(__file__).resolve().parents[2]
+    python = shlex.quote(sys.executable)
+    if (root / "pyproject.toml").is_file():
+        return f"{python} -m pip install -e {shlex.quote(f'{root}[plot]')}"
+    return f"{python} -m pip install matplotlib"
+
+
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, list):
-        return json.dumps(value)
-    return str(value)
+    """A value as a cell: as every CSV of the command line writes it."""
+    return cell_text(value)
 
 
 def _write_long(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str) -> None:
-    if fmt == "json":
-        click.echo(json.dumps([{c: r[c] for c in columns} for r in rows], indent=1))
-        return
-    writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(columns)
-    for r in rows:
-        writer.writerow([_text(r[c]) for c in columns])
+    values = ([r[c] for c in columns] for r in rows)
+    (write_json if fmt == "json" else write_csv)(sys.stdout, columns, values)
 
 
 def _number(value: float | None, digits: int = 2) -> str:
@@ -182,15 +179,7 @@ def _number(value: float | None, digits: int = 2) -> str:
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+    return "\n".join(aligned(headers, rows, right))
 
 
 @click.group()
@@ -383,7 +372,7 @@ def _counterfactual(
     decisions_out: str | None,
 ) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
     """The observed rows with their counterfactual columns, and the cells by row key."""
-    from analysis.cli.audit_cmd import Progress
+    from analysis.cli.progress import Progress
     from analysis.parallel import default_workers
     from analysis.stats.counterfactual import DECISION_COLUMNS, cf_cells, gains_of, with_cf
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
-from analysis.cli.audit_cmd import Progress
 from analysis.cli.errors import Misuse
-from analysis.cli.formats import render_table
+from analysis.cli.formats import format_option, json_line, render_table, write_csv
 from analysis.cli.options import (
     SEED_MAX,
     db_option,
@@ -23,6 +22,7 @@ from analysis.cli.options import (
     variant_option,
     workers_option,
 )
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
 from sniff import parse_bots
 
@@ -59,13 +59,12 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
 @target_option
 @workers_option
 @db_option
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="Aligned tables for people; one JSON document or CSV rows for programs.",
+@format_option(
+    "table",
+    "csv",
+    "json",
+    csv="one row a bot, then one a pair (kind bot or head_to_head)",
+    json="one document: settings, results, head to head",
 )
 @progress_option
 @tls_ca_option
@@ -112,7 +111,7 @@ def tournament(
         raise Misuse(str(e)) from None
     if seed + deals - 1 > SEED_MAX:
         raise Misuse(f"--seed {seed} with --deals {deals} runs past the largest seed (2^64-1)")
-    bar = Progress(progress, "playing")
+    bar = Progress(progress, "playing", unit="matches")
     bar.start(deals * len(bots))
     started = time.perf_counter()
     try:
@@ -126,18 +125,18 @@ def tournament(
     result = report(settings, played)
     doc = result.to_json()
     if fmt == "json":
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json_line(doc))
     elif fmt == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(["kind", *_PAIR_COLUMNS, *_RATING_COLUMNS, "matches"])
-        for row in doc["results"]:
-            writer.writerow(
-                ["bot", row["bot"], "", *(row[c] for c in _PAIR_COLUMNS[2:])]
-                + [row[c] for c in _RATING_COLUMNS]
-                + [row["matches"]]
-            )
-        for row in doc["head_to_head"]:
-            writer.writerow(["head_to_head", *(row[c] for c in _PAIR_COLUMNS), "", "", "", ""])
+        rows = [
+            ["bot", row["bot"], None, *(row[c] for c in _PAIR_COLUMNS[2:])]
+            + [row[c] for c in _RATING_COLUMNS]
+            + [row["matches"]]
+            for row in doc["results"]
+        ] + [
+            ["head_to_head", *(row[c] for c in _PAIR_COLUMNS), None, None, None, None]
+            for row in doc["head_to_head"]
+        ]
+        write_csv(sys.stdout, ["kind", *_PAIR_COLUMNS, *_RATING_COLUMNS, "matches"], rows)
     else:
         click.echo(
             f"{doc['tournament']}: {', '.join(bots)} at {seats} seats, {deals} deals x "
@@ -157,7 +156,18 @@ def tournament(
             )
         )
     click.echo(
-        f"{db_path}: logged {len(imported)} matches ({table.num_rows:,} events), "
+        f"{db_path}: logged {len(imported)} matches ({_events_of(table, imported):,} events), "
         f"{len(present)} already there, run id {doc['tournament']}; played in {elapsed:.1f} s",
         err=True,
     )
+
+
+def _events_of(table: Any, match_ids: Sequence[str]) -> int:
+    """How many of the table's events belong to these matches (those the log took)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not match_ids:
+        return 0
+    mask = pc.is_in(table["match_id"], value_set=pa.array(list(match_ids), pa.string()))
+    return int(pc.sum(mask).as_py() or 0)

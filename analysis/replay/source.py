@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from analysis.logquery import query_log_rows
 from analysis.sqlfiles import named_queries
@@ -90,26 +90,50 @@ class MatchRow:
     scores: tuple[int, ...] | None
 
     @property
-    def winners(self) -> str:
-        """The winning seat, both partners' seats with four ('0+2'), or '' (none yet, a draw)."""
+    def winning_seats(self) -> list[int] | None:
+        """The winning seat, both partners' seats with four ([0, 2]), or None (none yet, a draw)."""
         if self.winner is None:
-            return ""
+            return None
         if self.seats == 4:
             first = self.winner % 2
-            return f"{first}+{first + 2}"
-        return str(self.winner)
+            return [first, first + 2]
+        return [self.winner]
+
+    @property
+    def winners(self) -> str:
+        """`winning_seats` for people: '1', '0+2', or '' (none yet, a draw)."""
+        seats = self.winning_seats
+        return "" if seats is None else "+".join(map(str, seats))
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "match_id",
+        "seats",
+        "variant",
+        "created_at",
+        "rounds",
+        "finished",
+        "winners",
+        "scores",
+    )
+    """A listing's columns, the same in every format (`values` and `to_json`)."""
+
+    def values(self) -> tuple[Any, ...]:
+        """The row's values in `COLUMNS` order, as a query of the log would give them."""
+        return (
+            self.match_id,
+            self.seats,
+            self.variant,
+            self.created_at,
+            self.rounds,
+            self.finished,
+            self.winning_seats,
+            None if self.scores is None else list(self.scores),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "match_id": self.match_id,
-            "seats": self.seats,
-            "variant": self.variant,
-            "created_at": None if self.created_at is None else self.created_at.isoformat(),
-            "rounds": self.rounds,
-            "finished": self.finished,
-            "winner": self.winner,
-            "scores": None if self.scores is None else list(self.scores),
-        }
+        row = dict(zip(self.COLUMNS, self.values(), strict=True))
+        row["created_at"] = None if self.created_at is None else self.created_at.isoformat()
+        return row
 
 
 def list_matches(db_path: str | Path, where: MatchFilter) -> list[MatchRow]:

@@ -83,6 +83,36 @@ def _decimal_at(row: tuple[Any, ...], indexes: Sequence[int]) -> tuple[Any, ...]
     return tuple(values)
 
 
+def _fetched_rows(
+    cursor: duckdb.DuckDBPyConnection, batch_rows: int, huge: Sequence[int]
+) -> Iterator[list[tuple[Any, ...]]]:
+    """An executed cursor's rows by DuckDB's own conversion, `batch_rows` at a time."""
+    try:
+        while rows := cursor.fetchmany(batch_rows):
+            yield [_decimal_at(row, huge) for row in rows] if huge else rows
+    except duckdb.Error as exc:
+        raise query_error(exc) from None
+
+
+def _arrow_rows(
+    relation: duckdb.DuckDBPyRelation, batch_rows: int
+) -> Iterator[list[tuple[Any, ...]]]:
+    """A relation's rows by Arrow's conversion, one record batch at a time."""
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+    try:
+        for batch in relation.to_arrow_reader(batch_rows):
+            values = [column.to_pylist() for column in batch.columns]
+            yield list(zip(*values, strict=True))
+    except duckdb.Error as exc:
+        raise query_error(exc) from None
+    except pa.ArrowException as exc:
+        raise QueryError(str(exc)) from None
+
+
+# -- the shared read methods ---------------------------------------------------
+
+
 class ReadAccess:
     """Read methods over one DuckDB database instance, safe from many threads.
 
@@ -200,6 +230,42 @@ class ReadAccess:
             if huge:
                 rows = [_decimal_at(row, huge) for row in rows]
         return columns, rows
+
+    @contextmanager
+    def query_row_stream(
+        self,
+        sql: str,
+        params: Params = None,
+        *,
+        like_arrow: bool = False,
+        batch_rows: int = _FETCH_ROWS,
+    ) -> Iterator[tuple[list[str], Iterator[list[tuple[Any, ...]]]]]:
+        """Like `query_rows`, the rows streamed: (columns, an iterator of row lists).
+
+        The rows are fetched `batch_rows` at a time as the caller iterates, so
+        a result of any size is written in bounded memory; the snapshot lives
+        until the `with` block ends. Values as `query_rows` gives them.
+        """
+        statement = self._read_only(sql)
+        with self._snapshot() as cursor:
+            try:
+                relation = cursor.sql(statement, params=params)
+                if relation is None:
+                    yield [], iter(())
+                    return
+                types = relation.types
+                columns = list(relation.columns)
+            except duckdb.Error as exc:
+                raise query_error(exc) from None
+            if like_arrow and not all(converts_like_arrow(t, top=True) for t in types):
+                yield columns, _arrow_rows(relation, batch_rows)
+                return
+            huge = [i for i, t in enumerate(types) if t.id == "hugeint"] if like_arrow else []
+            try:  # a relation cannot be fetched from in parts: the cursor's result can
+                cursor.execute(statement, params)
+            except duckdb.Error as exc:
+                raise query_error(exc) from None
+            yield columns, _fetched_rows(cursor, batch_rows, huge)
 
     def query_batches(
         self,
