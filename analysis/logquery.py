@@ -72,7 +72,7 @@ def query_parameter(value: Any) -> pb.QueryParameter:
     from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 
     if value is None:
-        return pb.QueryParameter(null_value=0)
+        return pb.QueryParameter(null_value="NULL_VALUE")
     if isinstance(value, bool):
         return pb.QueryParameter(bool_value=value)
     if isinstance(value, int):

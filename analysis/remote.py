@@ -11,9 +11,10 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.rpc.bounds import MAX_ANALYSIS_MILLIS, MAX_ANALYSIS_ROLLOUTS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
@@ -36,6 +37,19 @@ def channel(address: str, tls_ca: str | Path | None = None) -> grpc.Channel:
 
 def connect(address: str, tls_ca: str | Path | None = None) -> sniff_pb2_grpc.SniffServiceStub:
     return sniff_pb2_grpc.SniffServiceStub(channel(address, tls_ca))
+
+
+class HealthClient(Protocol):
+    """What the health service's generated client stub holds (its stubs declare none of it)."""
+
+    Check: grpc.UnaryUnaryMultiCallable[
+        health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse
+    ]
+
+
+def health_client(channel: grpc.Channel) -> HealthClient:
+    """The health service's stub on `channel`, typed."""
+    return cast(HealthClient, health_pb2_grpc.HealthStub(channel))
 
 
 _VARIANTS = {
@@ -128,7 +142,7 @@ def play_remote_match(
 ) -> PlayedMatch:
     """Create a match and play it to its end, each seat a bot holding only its own token."""
     request = pb.CreateMatchRequest(
-        seat_count=seats, seed=seed, variant=pb.Variant.Value(f"VARIANT_{variant.upper()}")
+        seat_count=seats, seed=seed, variant=f"VARIANT_{variant.upper()}"
     )
     if round_limit is not None:
         request.round_limit = round_limit

@@ -30,8 +30,7 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_service import start_server  # noqa: E402 (this script's own directory)
-
+from scripts.bench_service import start_server  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
 from service.storage import find_owner  # noqa: E402

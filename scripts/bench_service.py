@@ -59,9 +59,10 @@ from typing import Any
 
 import grpc
 import pyarrow as pa
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
 from analysis.logquery import table_from_stream
+from analysis.remote import health_client
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.storage import find_owner
@@ -168,7 +169,7 @@ def start_server(
         if line.startswith("sniff: serving on "):
             address = line.removeprefix("sniff: serving on ").split(",")[0].strip()
     with grpc.insecure_channel(address) as channel:
-        reply = health_pb2_grpc.HealthStub(channel).Check(
+        reply = health_client(channel).Check(
             health_pb2.HealthCheckRequest(service=""),
             wait_for_ready=True,
             timeout=max(1.0, deadline - time.monotonic()),
@@ -250,7 +251,7 @@ def run_phase(
         out = outs[i]
         try:
             with grpc.insecure_channel(server.address, options=CHANNEL_OPTIONS) as channel:
-                health = health_pb2_grpc.HealthStub(channel)
+                health = health_client(channel)
                 for _ in range(20):  # connect and warm up before the clock starts
                     health.Check(health_pb2.HealthCheckRequest(service=""), timeout=30)
                 barrier.wait(timeout=120)
@@ -291,7 +292,7 @@ def run_phase(
 
 def empty_worker(calls: int) -> Callable[[int, grpc.Channel, float, dict[str, Any]], None]:
     def work(i: int, channel: grpc.Channel, deadline: float, out: dict[str, Any]) -> None:
-        stub = health_pb2_grpc.HealthStub(channel)
+        stub = health_client(channel)
         request = health_pb2.HealthCheckRequest(service="")
         lat = out["lat"]
         clock = time.perf_counter_ns

@@ -63,7 +63,7 @@ from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
 
 if TYPE_CHECKING:
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 DEALING_VERSION = DEALING.decode()
 """Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
@@ -500,7 +500,7 @@ class Hub:
         Values the log cannot store (a column of another type, a number out of
         its range) are the client's fault like a broken chain: BadImport.
         """
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow as pa
 
         try:
             return self.log.import_matches(table, verify=True)

@@ -19,16 +19,17 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pyarrow as pa
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 from grpc_status import rpc_status
 
 from analysis.logquery import query_parameter, table_from_stream
+from analysis.remote import health_client
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.rpc.server import Running, create_server
@@ -156,7 +157,7 @@ def wait_serving(
     """Wait until the health service says SERVING; fail after `deadline` seconds."""
     end = time.monotonic() + deadline
     with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
+        health = health_client(channel)
         while time.monotonic() < end:
             if proc is not None and proc.poll() is not None:
                 raise AssertionError(f"the server exited early with status {proc.returncode}")
@@ -243,7 +244,7 @@ def rpc_error(call: Callable[..., Any], request: Message, **kwargs: Any) -> grpc
 
 def error_info(exc: grpc.RpcError) -> error_details_pb2.ErrorInfo:
     """The google.rpc.ErrorInfo detail of a failed call (asserting there is exactly one)."""
-    status = rpc_status.from_call(exc)
+    status = rpc_status.from_call(cast(grpc.Call, exc))  # a client's RpcError is its Call too
     assert status is not None, "the error carries no google.rpc.Status"
     infos = []
     for detail in status.details:
@@ -315,7 +316,7 @@ def keys(tiles: Any) -> set[TileKey]:
 
 def tiles_in(msg: Message) -> Iterator[TileKey]:
     """Every Tile message anywhere inside `msg`, found by walking its set fields."""
-    if msg.DESCRIPTOR is pb.Tile.DESCRIPTOR:
+    if isinstance(msg, pb.Tile):
         yield tile_key(msg)
         return
     for fd, value in msg.ListFields():
@@ -353,7 +354,7 @@ def move_msg(notation: str) -> pb.Move:
     if notation == "draw":
         return pb.Move(draw=pb.Move.Draw())
     if notation == "pass":
-        return pb.Move(**{"pass": pb.Move.Pass()})
+        return pb.Move(**cast(dict[str, Any], {"pass": pb.Move.Pass()}))  # a keyword: no stub param
     if "@" not in notation:
         return pb.Move(lead=pb.Move.Lead(tile=parse_tile(notation)))
     tile, place = notation.split("@")

@@ -12,7 +12,7 @@ the log keeps as null but every reader must give as the layout's.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,7 @@ TARGET = 100
 ROUND_LIMIT = 5
 """Random play may lose points round after round: the limit ends every match."""
 HAND_SIZE = {2: 7, 3: 6, 4: 5}
-VARIANT_PB = {name: pb.Variant.Value(f"VARIANT_{name.upper()}") for name in VARIANTS}
+VARIANT_PB = {name: f"VARIANT_{name.upper()}" for name in VARIANTS}
 
 Mark = tuple[str, str, int]
 
@@ -143,7 +143,7 @@ def play(svc: Service, variant: str, seats: int, seed: int) -> Match:
     raise AssertionError(f"the match did not end within {MAX_ACTIONS} actions")
 
 
-def lead_6_6(moves: Any) -> pb.Move:
+def lead_6_6(moves: Iterable[pb.Move]) -> pb.Move:
     """The lead of 6-6 (in a variant where the leader chooses, either way it may lie)."""
     return next(m for m in moves if m.notation.split("/")[0] == "6-6")
 

@@ -78,10 +78,10 @@ class Client:
                         self.over = True
                         return
                     if st.phase == pb.MATCH_PHASE_AWAITING_DEAL:
-                        request = pb.DealRoundRequest(
+                        deal = pb.DealRoundRequest(
                             match_id=created.match_id, token=created.observer_token
                         )
-                        stub.DealRound(request, timeout=RPC_TIMEOUT)
+                        stub.DealRound(deal, timeout=RPC_TIMEOUT)
                         continue
                     token = created.seat_tokens[st.turn]
                     moves = stub.ListLegalMoves(

@@ -168,7 +168,7 @@ def test_another_seats_token_or_the_observer_may_not_move_or_see_its_moves(
     mid = dealt.match_id
     before = snapshot(stub, dealt)
     for token in (dealt.seat_tokens[1], dealt.observer_token):
-        request = pb.ApplyMoveRequest(match_id=mid, token=token, seat=0, notation="6-6")
+        request: Message = pb.ApplyMoveRequest(match_id=mid, token=token, seat=0, notation="6-6")
         assert_refused(
             rpc_error(stub.ApplyMove, request), PERMISSION_DENIED, "ERROR_REASON_BAD_TOKEN"
         )

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
 from google.protobuf.message import Message
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from analysis.remote import health_client
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.service_helpers import Service, create, play_to_end, query, serving
 
@@ -94,7 +95,7 @@ def moves() -> st.SearchStrategy[pb.Move]:
             sides,
         ),
         st.just(pb.Move(draw=pb.Move.Draw())),
-        st.just(pb.Move(**{"pass": pb.Move.Pass()})),
+        st.just(pb.Move(**cast(dict[str, Any], {"pass": pb.Move.Pass()}))),
         st.just(pb.Move()),
     )
 
@@ -144,7 +145,7 @@ def requests(known: pb.CreateMatchResponse) -> st.SearchStrategy[tuple[str, Mess
         if isinstance(value, float):
             return pb.QueryParameter(double_value=value)
         if value is None:
-            return pb.QueryParameter(null_value=0)
+            return pb.QueryParameter(null_value="NULL_VALUE")
         return pb.QueryParameter(string_value=value)
 
     def query_request(sql: str, params: list[Any], token: str) -> Message:
@@ -241,7 +242,5 @@ def test_extreme_values_in_every_field_are_refused_cleanly_and_break_no_view(
     matches = query(svc.stub, "SELECT target, seed FROM matches_all").to_pylist()
     assert all(5 <= m["target"] <= 10_000 for m in matches)
     assert all(0 <= m["seed"] <= 2**64 - 1 for m in matches)
-    health = health_pb2_grpc.HealthStub(svc.channel).Check(
-        health_pb2.HealthCheckRequest(service=""), timeout=5
-    )
+    health = health_client(svc.channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
     assert health.status == health_pb2.HealthCheckResponse.SERVING

@@ -134,15 +134,15 @@ def _check_seat_at_rest(
     assert list(scores.scores) == list(truth.scores)
 
     # An analysis answers the seat to play only, and with nothing it may not see.
-    request = pb.AnalyzeRequest(
+    analyze = pb.AnalyzeRequest(
         match_id=match_id, token=token, budget=pb.AnalysisBudget(rollouts=2)
     )
     if truth.phase == pb.MATCH_PHASE_PLAYING and truth.turn == seat:
-        analysis = stub.Analyze(request, timeout=RPC_TIMEOUT)
+        analysis = stub.Analyze(analyze, timeout=RPC_TIMEOUT)
         assert set(tiles_in(analysis)) <= allowed
         assert sorted(m.move.notation for m in analysis.moves) == sorted(observer_moves[seat])
     else:
-        exc = rpc_error(stub.Analyze, request)
+        exc = rpc_error(stub.Analyze, analyze)
         assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
@@ -167,8 +167,8 @@ def _check_observer(
         if truth.phase != pb.MATCH_PHASE_PLAYING or truth.turn != seat:
             assert not reply.moves
         moves.append([m.notation for m in reply.moves])
-    request = pb.GetScoresRequest(match_id=created.match_id, token=created.observer_token)
-    scores = stub.GetScores(request, timeout=RPC_TIMEOUT)
+    scores_request = pb.GetScoresRequest(match_id=created.match_id, token=created.observer_token)
+    scores = stub.GetScores(scores_request, timeout=RPC_TIMEOUT)
     assert list(scores.scores) == list(truth.scores)
     assert scores.over == (truth.phase == pb.MATCH_PHASE_OVER)
     return moves

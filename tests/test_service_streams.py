@@ -9,12 +9,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
+from analysis.remote import health_client
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.watch_stream import MAX_WATCH_STREAMS_PER_MATCH, MAX_WATCH_STREAMS_PER_TOKEN
 from tests.service_helpers import (
@@ -116,7 +117,7 @@ def test_a_thousand_idle_watch_streams_leave_every_other_call_prompt(svc: Servic
         one.cancel()
         request = pb.QueryRequest(sql="SELECT count(*) AS n FROM events", token=stub.query_token)
         assert list(stub.Query(request, timeout=PROMPT))
-        health = health_pb2_grpc.HealthStub(svc.channel).Check(
+        health = health_client(svc.channel).Check(
             health_pb2.HealthCheckRequest(service=""), timeout=PROMPT
         )
         assert health.status == health_pb2.HealthCheckResponse.SERVING
@@ -194,11 +195,16 @@ def test_health_and_reflection_answer_on_the_asyncio_server(svc: Service) -> Non
 
     stub = reflection_pb2_grpc.ServerReflectionStub(svc.channel)
     request = reflection_pb2.ServerReflectionRequest(list_services="")
-    (reply,) = list(stub.ServerReflectionInfo(iter([request]), timeout=10))
+    info = cast(  # its stub types the method as binascii.Incomplete
+        "grpc.StreamStreamMultiCallable[reflection_pb2.ServerReflectionRequest, "
+        "reflection_pb2.ServerReflectionResponse]",
+        stub.ServerReflectionInfo,
+    )
+    (reply,) = list(info(iter([request]), timeout=10))
     names = {s.name for s in reply.list_services_response.service}
     assert {"sniff.v1.SniffService", "grpc.health.v1.Health"} <= names
     for service in ("", "sniff.v1.SniffService"):
-        health = health_pb2_grpc.HealthStub(svc.channel).Check(
+        health = health_client(svc.channel).Check(
             health_pb2.HealthCheckRequest(service=service), timeout=10
         )
         assert health.status == health_pb2.HealthCheckResponse.SERVING

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
 from analysis.logquery import query_service
+from analysis.remote import health_client
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.rpc.server import Tls, create_server
@@ -48,7 +49,7 @@ def test_a_tls_service_answers_clients_that_trust_its_certificate_only(tmp_path:
             grpc.secure_channel(running.address, grpc.ssl_channel_credentials(other.read_bytes())),
         ):
             with channel:
-                health = health_pb2_grpc.HealthStub(channel)
+                health = health_client(channel)
                 with pytest.raises(grpc.RpcError) as info:
                     health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
                 assert info.value.code() == grpc.StatusCode.UNAVAILABLE

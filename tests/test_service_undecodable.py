@@ -54,14 +54,20 @@ def send_raw(channel: grpc.Channel, method: MethodDescriptor, data: bytes) -> gr
     path = f"/{SERVICE.full_name}/{method.name}"
     try:
         if method.client_streaming:
-            call = channel.stream_unary(path, request_serializer=None, response_deserializer=None)
+            call: grpc.StreamUnaryMultiCallable[bytes, bytes] = channel.stream_unary(
+                path, request_serializer=None, response_deserializer=None
+            )
             call(iter([data]), timeout=RPC_TIMEOUT)
         elif method.server_streaming:
-            stream = channel.unary_stream(path, request_serializer=None, response_deserializer=None)
+            stream: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(
+                path, request_serializer=None, response_deserializer=None
+            )
             for _ in stream(data, timeout=RPC_TIMEOUT):
                 pass
         else:
-            unary = channel.unary_unary(path, request_serializer=None, response_deserializer=None)
+            unary: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                path, request_serializer=None, response_deserializer=None
+            )
             unary(data, timeout=RPC_TIMEOUT)
     except grpc.RpcError as exc:
         return exc
@@ -93,7 +99,9 @@ def test_bytes_that_are_not_the_request_are_an_invalid_argument(
 def test_an_import_whose_later_message_does_not_decode_is_refused(svc: Service) -> None:
     good = pb.ImportMatchesRequest(token=svc.stub.query_token, arrow_ipc=b"").SerializeToString()
     path = f"/{SERVICE.full_name}/ImportMatches"
-    call = svc.channel.stream_unary(path, request_serializer=None, response_deserializer=None)
+    call: grpc.StreamUnaryMultiCallable[bytes, bytes] = svc.channel.stream_unary(
+        path, request_serializer=None, response_deserializer=None
+    )
     with pytest.raises(grpc.RpcError) as raised:
         call(iter([good, b"\x07"]), timeout=RPC_TIMEOUT)
     assert_refused(

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -129,7 +130,7 @@ def test_both_orientations_are_listed_cross_first_and_a_missing_one_is_invalid(
     choice = next(m for m in moves if m.notation.endswith("/cross"))
     bare = choice.notation.removesuffix("/cross")
     token = created.seat_tokens[st.turn]
-    base = {"match_id": created.match_id, "token": token, "seat": st.turn}
+    base: dict[str, Any] = {"match_id": created.match_id, "token": token, "seat": st.turn}
     exc = rpc_error(
         svc.stub.ApplyMove,
         pb.ApplyMoveRequest(**base, notation=bare, expected_move_count=st.move_count),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
 
 from service.errors import BadArgument
 from service.hub import OBSERVER, ApplyOutcome, Created, Logged, Proof

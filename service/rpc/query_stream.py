@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final
 
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
 
 from service.errors import LimitReached, QueryTimedOut, ServiceStopping
 from service.storage import QueryInterrupt

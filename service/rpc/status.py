@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 import grpc.aio
 from google.protobuf import any_pb2
-from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped, unused-ignore]
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from service.errors import (

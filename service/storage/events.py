@@ -25,7 +25,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, get_args
 
 if TYPE_CHECKING:
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
 EventKind = Literal["match_created", "round_dealt", "action", "round_ended", "match_ended"]
 """What an event records; the `kind` column holds one of these words."""
@@ -273,7 +273,7 @@ COLUMNS: Final[tuple[str, ...]] = (
 @cache
 def arrow_schema() -> pa.Schema:
     """The Arrow schema of event rows, in `COLUMNS` order."""
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     schema = pa.schema(
         [
@@ -402,7 +402,7 @@ SettingsRow: TypeAlias = tuple[
 @cache
 def settings_schema() -> pa.Schema:
     """The Arrow schema of `match_settings_all` rows."""
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     return pa.schema(
         [
@@ -499,7 +499,7 @@ def _fitting(value: object, low: int, high: int) -> int | None:
 
 
 def _table(schema: pa.Schema, rows: Sequence[tuple[Any, ...]]) -> pa.Table:
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     columns: list[Sequence[object]] = (
         list(zip(*rows, strict=True)) if rows else [() for _ in schema]
@@ -530,7 +530,7 @@ ResultRow: TypeAlias = tuple[
 @cache
 def results_schema() -> pa.Schema:
     """The Arrow schema of `match_results_all` rows."""
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     return pa.schema(
         [
@@ -588,7 +588,7 @@ def rows_to_arrow(rows: Sequence[EventRow]) -> pa.Table:
 def columns_to_arrow(columns: Sequence[Sequence[Any]]) -> pa.Table:
     """Columns of rows, in `COLUMNS` order, as one Arrow table: `rows_to_arrow`'s table, for a
     writer that keeps columns (no rows to transpose)."""
-    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow as pa
 
     schema = arrow_schema()
     return pa.Table.from_arrays(

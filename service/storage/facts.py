@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
 import duckdb
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
-import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from sniff import Deal, Match, Move, SniffError, Tile
 from sniff.facts import (
