@@ -20,7 +20,11 @@ echo "== mypy (strict on every hand-written module)"
 .venv/bin/mypy
 echo "== generated protobuf code is fresh"
 .venv/bin/python scripts/gen_proto.py --check
-echo "== pytest"
+echo "== pytest (every tier: docs/testing.md)"
+# An optional dependency that is absent fails its tests here instead of skipping them, and
+# every property test runs its full example count.
+export SNIFF_REQUIRE_ALL=1
+export HYPOTHESIS_PROFILE=ci
 set +e
 .venv/bin/python -m pytest "$@"
 status=$?

@@ -14,12 +14,11 @@ import json
 import shutil
 import subprocess
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-import websocket
+from tests.helpers import wait_until
 
 FLAGS = (
     "--headless",
@@ -43,8 +42,13 @@ KEYS = {
 }
 
 
+def find_chromium() -> str | None:
+    """The Chromium on this machine's PATH, if any."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
 def chromium_path() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    path = find_chromium()
     if path is None:
         raise RuntimeError("no Chromium on this machine: run scripts/install_browser.sh")
     return path
@@ -54,6 +58,8 @@ class Browser:
     """One Chromium process and a DevTools connection to its first page."""
 
     def __init__(self, timeout: float = 30.0) -> None:
+        import websocket  # websocket-client, of the dev extra
+
         self.profile = Path(tempfile.mkdtemp(prefix="sniff-chromium-"))
         self.proc = subprocess.Popen(
             [chromium_path(), *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
@@ -70,27 +76,23 @@ class Browser:
 
     def _port(self, timeout: float) -> int:
         marker = self.profile / "DevToolsActivePort"
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
+
+        def port() -> int:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"Chromium exited with status {self.proc.returncode}")
-            if marker.exists():
-                lines = marker.read_text().splitlines()
-                if lines and lines[0].isdigit():
-                    return int(lines[0])
-            time.sleep(0.05)
-        raise TimeoutError("Chromium did not open its debugging port")
+            lines = marker.read_text().splitlines() if marker.exists() else []
+            return int(lines[0]) if lines and lines[0].isdigit() else 0
+
+        return wait_until(port, "Chromium opens its debugging port", timeout)
 
     def _page_socket(self, port: int, timeout: float) -> str:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
+        def page() -> str:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as r:
                 targets = json.load(r)
             pages = [t for t in targets if t.get("type") == "page"]
-            if pages:
-                return str(pages[0]["webSocketDebuggerUrl"])
-            time.sleep(0.05)
-        raise TimeoutError("Chromium shows no page target")
+            return str(pages[0]["webSocketDebuggerUrl"]) if pages else ""
+
+        return wait_until(page, "Chromium shows a page target", timeout)
 
     def send(self, method: str, **params: Any) -> dict[str, Any]:
         """One DevTools command; its result (events that arrive meanwhile are dropped)."""
@@ -116,12 +118,9 @@ class Browser:
     def open(self, url: str, timeout: float = 30.0) -> None:
         self.send("Page.enable")
         self.send("Page.navigate", url=url)
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if self.evaluate("document.readyState") == "complete":
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"{url} did not load")
+        wait_until(
+            lambda: self.evaluate("document.readyState") == "complete", f"{url} loads", timeout
+        )
 
     def press(self, key: str) -> None:
         """A key press as a keyboard sends it: key down, then key up."""

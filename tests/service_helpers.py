@@ -15,11 +15,10 @@ import re
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import grpc
 import pyarrow as pa
@@ -34,6 +33,7 @@ from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.rpc.server import Running, create_server
 from service.storage import find_owner
+from tests.helpers import HANG, need, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
 RPC_TIMEOUT = 15.0
@@ -86,6 +86,7 @@ def self_signed_certificate(directory: Path, name: str = "server") -> tuple[Path
     import datetime
     import ipaddress
 
+    need("cryptography", "pip install -e '.[dev]'")
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -152,23 +153,30 @@ def _sniff_serve() -> list[str] | None:
 
 
 def wait_serving(
-    address: str, deadline: float = 30.0, proc: subprocess.Popen[Any] | None = None
+    address: str, deadline: float = HANG, proc: subprocess.Popen[Any] | None = None
 ) -> None:
-    """Wait until the health service says SERVING; fail after `deadline` seconds."""
-    end = time.monotonic() + deadline
+    """Wait until the health service says SERVING; fail after `deadline` seconds (a hang)."""
     with grpc.insecure_channel(address) as channel:
         health = health_client(channel)
-        while time.monotonic() < end:
+
+        def serving() -> bool:
             if proc is not None and proc.poll() is not None:
                 raise AssertionError(f"the server exited early with status {proc.returncode}")
             try:
                 reply = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
             except grpc.RpcError:
-                pass
-            time.sleep(0.05)
-    raise AssertionError(f"no healthy service on {address} after {deadline} s")
+                return False
+            return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+        wait_until(serving, f"a healthy service on {address}", deadline)
+
+
+class Served(NamedTuple):
+    """`sniff serve` in a child process (the `served` fixture)."""
+
+    proc: subprocess.Popen[str]
+    address: str
+    db: Path
 
 
 @dataclass
@@ -192,7 +200,7 @@ class ServerProcess:
         assert owner is not None, "no service holds the log"
         return owner.query_token or ""
 
-    def start(self, deadline: float = 30.0) -> ServerProcess:
+    def start(self, deadline: float = HANG) -> ServerProcess:
         self.port = free_port()
         command = _sniff_serve()
         if command is not None:
@@ -431,13 +439,11 @@ def play_to_end(
     *,
     played: Played | None = None,
     max_actions: int = MAX_ACTIONS,
-    deadline: float = 60.0,
 ) -> Played:
-    """Play random legal actions through the RPCs until the match is over (bounded)."""
+    """Play random legal actions through the RPCs until the match is over (bounded in count,
+    each call by its deadline)."""
     played = played or Played(created)
-    end = time.monotonic() + deadline
     for _ in range(max_actions):
-        assert time.monotonic() < end, "the match did not end in time"
         reply = play_step(stub, created, rng)
         if reply is None:
             return played

@@ -275,6 +275,7 @@ def write(tmp_path: Path, *records: object) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_cli_exit_0_when_every_match_is_ok(tmp_path: Path) -> None:
     path = write(tmp_path, make_record(2, 1), make_record(3, 2))
     result = CliRunner().invoke(cli, ["audit", str(path)])
@@ -282,6 +283,7 @@ def test_cli_exit_0_when_every_match_is_ok(tmp_path: Path) -> None:
     assert result.output.splitlines() == ["m1: ok", "m2: ok"]
 
 
+@pytest.mark.slow
 def test_cli_jsonl_output_and_exit_1_on_problems(tmp_path: Path) -> None:
     bad = make_record(2, 1)
     bad["rounds"][0]["claims"]["deductions"][0] += 5

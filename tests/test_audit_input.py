@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from analysis.audit import audit_lines, audit_record
 from analysis.bot_matches import bot_match
 from analysis.cli.main import cli
 from sniff import Match, Phase, to_record
+from tests.helpers import example_count
 
 
 def record(seed: int, seats: int = 2, record_id: str | int | None = None) -> dict[str, Any]:
@@ -86,6 +88,7 @@ def test_a_binary_file_is_reported_line_by_line_and_the_records_in_it_still_audi
     assert len(numbers) >= 2
 
 
+@pytest.mark.slow
 def test_a_byte_that_is_not_utf8_mid_file_spoils_only_its_line(tmp_path: Path) -> None:
     bad = line(record(2)).replace(b'"m2"', b'"m\xff2"')
     status, results = audit_file(tmp_path, line(record(1)) + bad + line(record(3)))
@@ -98,6 +101,7 @@ def test_a_byte_that_is_not_utf8_mid_file_spoils_only_its_line(tmp_path: Path) -
     assert "0xff" in problem["reason"]
 
 
+@pytest.mark.slow
 def test_a_byte_order_mark_at_the_start_is_reported_and_the_rest_audited(tmp_path: Path) -> None:
     data = b"\xef\xbb\xbf" + line(record(1)) + line(record(2))
     status, results = audit_file(tmp_path, data)
@@ -165,7 +169,9 @@ def test_a_claimed_winner_of_an_unfinished_match_is_wrong_even_when_unfinished_i
     assert kinds(audit_record(rec, "x").to_json()) == ["match_unfinished", "winner"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=example_count(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     seats=st.sampled_from([2, 3, 4]),
     seed=st.integers(0, 10_000),
@@ -296,7 +302,7 @@ BASE = record(3)
 PLACES = _places(BASE)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=example_count(300), deadline=None)
 @given(place=st.sampled_from(PLACES[1:]), value=json_values)
 def test_any_value_anywhere_in_a_record_is_reported_never_raised(
     place: tuple[Any, ...], value: Any

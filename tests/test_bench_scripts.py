@@ -21,6 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 
+pytestmark = pytest.mark.bench
+
 
 def run_script(name: str, *args: str, timeout: float = 120) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -74,7 +76,10 @@ def test_bench_engine_profile_quick_ranks_functions_by_own_time() -> None:
     assert times == sorted(times, reverse=True)
     assert 0 < sum(r["share"] for r in rows) <= 1 + 1e-9
     assert all(r["ncalls"] >= 1 for r in rows)
-    assert all(re.fullmatch(r"[\w.]+\.py:\d+|built-in", r["where"]) for r in rows), rows
+    # Which functions make the top ten varies from run to run: cProfile charges wall time, so
+    # a function the OS preempted looks costly on a loaded machine. Any of them may then rank,
+    # code compiled from a string too (a namedtuple's `__new__` is `<string>:1`).
+    assert all(re.fullmatch(r"\S.*:\d+|built-in", r["where"]) for r in rows), rows
 
 
 def test_bench_storage_quick_loses_no_acknowledged_append() -> None:
@@ -89,9 +94,20 @@ def test_bench_storage_quick_loses_no_acknowledged_append() -> None:
             assert positive([run["events_per_s"], run["cpu_us_per_event"]])
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
-def test_bench_service_quick_passes_its_own_checks() -> None:
-    out = run_script("bench_service.py", "--quick")
+@pytest.fixture(scope="module")
+def service_quick() -> str:
+    """One `bench_service.py --quick` run, read by the tests below.
+
+    Each of its load phases stops at its own cap (20 s with --quick), and it starts four
+    servers: on a loaded machine the run takes minutes, so the timeout only guards a hang.
+    """
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc for server CPU")
+    return run_script("bench_service.py", "--quick", timeout=900)
+
+
+def test_bench_service_quick_passes_its_own_checks(service_quick: str) -> None:
+    out = service_quick
     verdicts = re.findall(r"^\s*(OK|FAIL)\b", out, re.MULTILINE)
     assert verdicts, out
     assert "FAIL" not in verdicts, out
@@ -166,8 +182,8 @@ def test_bench_import_quick_loads_every_match_and_measures_each_half() -> None:
     assert positive(rates)
 
 
-def test_bench_service_quick_prints_its_figures() -> None:
-    out = run_script("bench_service.py", "--quick", timeout=600)
+def test_bench_service_quick_prints_its_figures(service_quick: str) -> None:
+    out = service_quick
     for rpc in ("Health/Check", "ApplyMove"):
         assert re.search(rf"^log on disk\s+{re.escape(rpc)}\s+1\s+\d", out, re.MULTILINE), out
         assert re.search(rf"^log on disk\s+{re.escape(rpc)}\s+8\s+\d", out, re.MULTILINE), out

@@ -52,6 +52,7 @@ def test_a_bot_cannot_reach_another_hand_or_the_boneyard_through_its_argument(
     check_bots_see_their_seat(seats, variant, [Spy(s) for s in range(seats)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seats", "variant"), [(2, "american"), (3, "british"), (4, "stubby")])
 def test_the_rollout_bot_too_is_handed_only_its_seat_view(seats: int, variant: str) -> None:
     spies = [Spy(s, RolloutBot(s, rollouts=8)) for s in range(seats)]

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from analysis.match_events import bot_match_events
 from service.storage import chain
 from service.storage.events import LogEvent
+from tests.helpers import example_count
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "chain.md"
 
@@ -150,7 +151,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=example_count(300), deadline=None)
 @given(detail=st.dictionaries(st.text(max_size=8), json_values, max_size=5), seq=st.integers(0, 99))
 def test_any_detail_encodes_as_the_page_says(detail: dict[str, Any], seq: int) -> None:
     fields: dict[str, Any] = {
@@ -174,7 +175,7 @@ _INT_OR_NONE = st.none() | st.integers(-(10**12), 10**12)
 _TEXT = st.text(max_size=12)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=example_count(400), deadline=None)
 @given(
     match_id=_TEXT,
     seq=st.integers(0, 10**6),
@@ -267,6 +268,7 @@ def _heads_of_every_guess(
     return heads
 
 
+@pytest.mark.slow
 def test_a_head_handed_out_while_tiles_are_hidden_matches_no_guess_without_the_secret() -> None:
     events, dealt_at, end_at, undrawn = _round_with_few_undrawn()
     head = events[end_at].hash

@@ -22,7 +22,7 @@ from analysis.rollout.analyze import DECISION_COLUMNS, ERROR_SE, LARGE_LOSS
 from analysis.rollout.store import store_root
 from sniff import Match, Move, Phase, make_bot, replay, to_record, view
 from tests.replay_helpers import sample_log
-from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
+from tests.service_helpers import Served
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
 
@@ -110,6 +110,7 @@ def test_every_decision_of_a_record_is_analysed_with_every_legal_move(records: P
     assert {p["player"] for p in doc["players"]} == {"greedy", "random"}
 
 
+@pytest.mark.slow
 def test_one_seat_and_any_number_of_workers_give_the_same_figures(records: Path) -> None:
     base = ["--records", str(records), "--rollouts", "10", "--seed", "3", "--no-store"]
     whole = analysed(*base, "--workers", "1")
@@ -120,6 +121,7 @@ def test_one_seat_and_any_number_of_workers_give_the_same_figures(records: Path)
     assert other_seed["decisions"] != whole["decisions"]
 
 
+@pytest.mark.slow
 def test_the_log_s_finished_matches_are_analysed_and_stored_once_per_key(db: Path) -> None:
     doc = analysed("two-seats", "position-a", "--db", str(db), "--rollouts", "8")
     assert doc["matches"] == ["two-seats", "position-a"]
@@ -235,7 +237,8 @@ def test_analysis_without_stored_results_is_misuse(tmp_path: Path) -> None:
     assert "no analysis is stored" in err
 
 
-def test_analyze_reads_the_log_through_a_live_service(served: Served) -> None:  # noqa: F811
+@pytest.mark.slow
+def test_analyze_reads_the_log_through_a_live_service(served: Served) -> None:
     proc, address, db = served
     played = play_remote_match(connect(address), 2, ["greedy", "random"], seed=8, round_limit=1)
     done = subprocess.run(

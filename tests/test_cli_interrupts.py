@@ -22,6 +22,7 @@ def _ctrl_c_after(seconds: float) -> threading.Timer:
     return timer
 
 
+@pytest.mark.slow
 def test_ctrl_c_inside_duckdb_work_comes_out_as_a_runtime_error_without_the_hold() -> None:
     """Why the hold exists: DuckDB turns the handler's KeyboardInterrupt into its own error."""
     con = duckdb.connect()
@@ -40,6 +41,7 @@ def _signal_and_spin(signum: int) -> None:
         pass
 
 
+@pytest.mark.slow
 def test_ctrl_c_inside_a_held_write_lets_it_finish_then_interrupts() -> None:
     con = duckdb.connect()
     con.execute("CREATE TABLE t (n BIGINT)")
@@ -67,6 +69,7 @@ def test_ctrl_c_outside_the_hold_interrupts_at_once() -> None:
 
 def test_sigterm_is_an_interruption_when_asked_for_and_the_old_handlers_come_back() -> None:
     before = signal.getsignal(signal.SIGTERM)
+    before_int = signal.getsignal(signal.SIGINT)  # SIG_IGN when pytest runs as a background job
 
     def held_sigterm(interrupts: Interrupts) -> None:
         with interrupts.held():
@@ -75,7 +78,7 @@ def test_sigterm_is_an_interruption_when_asked_for_and_the_old_handlers_come_bac
     with Interrupts(signal.SIGINT, signal.SIGTERM) as interrupts, pytest.raises(KeyboardInterrupt):
         held_sigterm(interrupts)
     assert signal.getsignal(signal.SIGTERM) is before
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before_int
 
 
 def test_no_interruption_no_exception() -> None:

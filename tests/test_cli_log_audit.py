@@ -20,6 +20,8 @@ from service.storage import SCHEMA_VERSION
 from tests.replay_helpers import sample_log, write_log
 from tests.service_helpers import REPO, ServerProcess, Stub, create, play_to_end
 
+pytestmark = pytest.mark.slow
+
 SNIFF = str(Path(sys.executable).parent / "sniff")
 
 

@@ -26,7 +26,7 @@ from analysis.cli.formats import cell_text, json_text
 from analysis.cli.main import cli
 from analysis.cli.params import PARAM
 from service.storage import EventLog
-from tests.test_cli_service import served  # noqa: F401 - a fixture, used by name
+from tests.helpers import example_count
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
 
@@ -135,6 +135,7 @@ def test_a_parameter_reads_as(text: str, value: object) -> None:
     assert type(PARAM.convert(text, None, None)) is type(value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
@@ -163,6 +164,7 @@ def test_an_integer_beyond_64_bits_names_the_way_to_pass_it(log: Path) -> None:
     assert "CAST(? AS HUGEINT)" in result.stderr
 
 
+@pytest.mark.slow
 def test_typed_parameters_and_huge_integers_behave_the_same_offline_and_through_the_service(
     log: Path, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -197,6 +199,7 @@ def test_typed_parameters_and_huge_integers_behave_the_same_offline_and_through_
 # -- outputs -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_jsonl_keeps_numbers_as_numbers_and_null_as_null(log: Path) -> None:
     text = offline(log, NUMBERS, HUGE)
     row = json.loads(text, parse_float=Decimal)
@@ -214,6 +217,7 @@ def test_jsonl_keeps_numbers_as_numbers_and_null_as_null(log: Path) -> None:
     assert text.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_csv_ends_lines_with_newline_and_writes_lists_and_structs_as_json(log: Path) -> None:
     sql = "SELECT [1, 2] AS l, {'x': 1, 'y': 'a'} AS s, NULL AS n, 'a,b\nc' AS t, true AS b"
     text = offline(log, sql, fmt="csv")
@@ -226,10 +230,12 @@ def test_csv_ends_lines_with_newline_and_writes_lists_and_structs_as_json(log: P
     assert rows[1][2:] == ["", "a,b\nc", "true"]
 
 
+@pytest.mark.slow
 def test_repeated_column_names_keep_every_column(log: Path) -> None:
     assert offline(log, "SELECT 1 AS a, 2 AS a", fmt="csv") == "a,a\n1,2\n"
 
 
+@pytest.mark.slow
 def test_an_empty_result_still_prints_its_columns(log: Path) -> None:
     assert offline(log, "SELECT 1 AS a WHERE false", fmt="csv") == "a\n"
     assert offline(log, "SELECT 1 AS a WHERE false", fmt="jsonl") == ""
@@ -246,7 +252,7 @@ json_scalars = (
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=example_count(200), deadline=None)
 @given(st.recursive(json_scalars, lambda c: st.lists(c, max_size=4), max_leaves=12))
 def test_every_value_is_written_as_json_that_reads_back_equal(value: object) -> None:
     back = json.loads(json_text(value), parse_float=Decimal)

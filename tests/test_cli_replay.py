@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from analysis.cli.main import cli
 from analysis.remote import connect, play_remote_match
 from tests.replay_helpers import POSITION_A_MOVES, sample_log
-from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
+from tests.service_helpers import Served
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -50,6 +50,7 @@ def jsonl(text: str) -> list[dict[str, Any]]:
 # -- sniff matches ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_matches_lists_every_match_newest_first_with_its_result(db: Path) -> None:
     code, out, _ = run("matches", "--db", str(db), "--format", "jsonl")
     assert code == 0
@@ -73,6 +74,7 @@ def test_matches_lists_every_match_newest_first_with_its_result(db: Path) -> Non
             assert max(r["scores"]) == r["scores"][r["winners"][0]]
 
 
+@pytest.mark.slow
 def test_matches_rounds_count_the_logged_deals(db: Path) -> None:
     con = duckdb.connect(str(db), read_only=True)
     expected = dict(con.execute("SELECT match_id, count(*) FROM deals GROUP BY ALL").fetchall())
@@ -81,6 +83,7 @@ def test_matches_rounds_count_the_logged_deals(db: Path) -> None:
     assert {r["match_id"]: r["rounds"] for r in jsonl(out)} == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
@@ -98,6 +101,7 @@ def test_matches_filters(db: Path, args: list[str], expected: set[str]) -> None:
     assert {r["match_id"] for r in jsonl(out)} == expected
 
 
+@pytest.mark.slow
 def test_matches_winner_filter_takes_either_partner_in_a_four_seat_match(db: Path) -> None:
     _, out, _ = run("matches", "--db", str(db), "--format", "jsonl")
     four = next(r for r in jsonl(out) if r["match_id"] == "four-seats")
@@ -111,6 +115,7 @@ def test_matches_winner_filter_takes_either_partner_in_a_four_seat_match(db: Pat
     assert jsonl(out) == []  # a two-seat match has no seat 3
 
 
+@pytest.mark.slow
 def test_matches_since_and_until_take_dates_and_timestamps(db: Path) -> None:
     today = datetime.now(UTC).date()
     for args, count in [
@@ -165,6 +170,7 @@ def test_matches_refuses_a_bad_date_in_one_line(db: Path, args: list[str], messa
     assert line.startswith(f"Error: {message}")
 
 
+@pytest.mark.slow
 def test_missing_file_and_foreign_files_are_one_line_errors_exit_2(tmp_path: Path) -> None:
     text_file = tmp_path / "notes.duckdb"
     text_file.write_text("not a database\n")
@@ -189,6 +195,7 @@ def test_missing_file_and_foreign_files_are_one_line_errors_exit_2(tmp_path: Pat
 # -- sniff replay -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_replay_of_an_unknown_match_is_one_line_exit_2(db: Path) -> None:
     done = sniff("replay", "no-such-match", "--db", str(db))
     assert done.returncode == 2
@@ -223,6 +230,7 @@ def test_replay_text_shows_every_move_with_its_layout_and_figures(db: Path) -> N
     assert "seat 0 holds" not in out  # hands only with --reveal
 
 
+@pytest.mark.slow
 def test_replay_hides_drawn_tiles_unless_revealed(db: Path) -> None:
     _, out, _ = run("replay", "two-seats", "--db", str(db), "--format", "jsonl")
     draws = [s for s in jsonl(out) if s["kind"] == "draw"]
@@ -246,6 +254,7 @@ def test_reveal_of_a_match_in_play_says_the_tiles_stay_hidden(db: Path) -> None:
     assert all(s.get("drawn") is None for s in jsonl(out))
 
 
+@pytest.mark.slow
 def test_replay_json_has_one_object_per_action_with_the_steps_figures(db: Path) -> None:
     con = duckdb.connect(str(db), read_only=True)
     actions = con.execute(
@@ -272,6 +281,7 @@ def test_replay_json_has_one_object_per_action_with_the_steps_figures(db: Path) 
     assert steps[-1]["winner"] is not None
 
 
+@pytest.mark.slow
 def test_replay_at_shows_one_position_in_full_and_the_tally(db: Path) -> None:
     code, out, _ = run("replay", "position-a", "--db", str(db), "--at", "8", "--tally")
     assert code == 0
@@ -283,6 +293,7 @@ def test_replay_at_shows_one_position_in_full_and_the_tally(db: Path) -> None:
     assert [s["step"] for s in jsonl(out)] == [8]
 
 
+@pytest.mark.slow
 def test_replay_svg_draws_every_tile_with_its_pips_and_the_markers(
     db: Path, tmp_path: Path
 ) -> None:
@@ -307,6 +318,7 @@ def test_replay_svg_draws_every_tile_with_its_pips_and_the_markers(
     assert 'data-seat="0" data-score="15"' in text
 
 
+@pytest.mark.slow
 def test_replay_html_is_one_self_contained_page(db: Path, tmp_path: Path) -> None:
     path = tmp_path / "m.html"
     code, _, _ = run("replay", "four-seats", "--db", str(db), "--html", str(path))
@@ -319,6 +331,7 @@ def test_replay_html_is_one_self_contained_page(db: Path, tmp_path: Path) -> Non
     assert len(page) < 400_000
 
 
+@pytest.mark.slow
 def test_unwritable_output_is_one_line_exit_2_and_writes_nothing(db: Path, tmp_path: Path) -> None:
     target = tmp_path / "no-such-dir" / "a.svg"
     code, _, err = run("replay", "position-a", "--db", str(db), "--svg", str(target))
@@ -330,8 +343,9 @@ def test_unwritable_output_is_one_line_exit_2_and_writes_nothing(db: Path, tmp_p
 # -- beside a live service --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_matches_and_replay_read_through_the_service_that_holds_the_log(
-    served: Served,  # noqa: F811 - the fixture of test_cli_service
+    served: Served,
     tmp_path: Path,
 ) -> None:
     _, address, db = served
@@ -354,6 +368,7 @@ def test_matches_and_replay_read_through_the_service_that_holds_the_log(
     assert done.stderr.strip().startswith("Error: no match '0123456789abcdef'")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "where",
     [{}, {"seats": 3}, {"limit": 2}, {"since": datetime(2000, 1, 1, tzinfo=UTC)}],

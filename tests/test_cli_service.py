@@ -7,14 +7,14 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
 from analysis.remote import connect, play_remote_match
-from tests.service_helpers import free_port, wait_serving
+from tests.service_helpers import Served, free_port
+
+pytestmark = pytest.mark.slow
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]
 
@@ -23,33 +23,6 @@ def sniff(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*SNIFF, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
     )
-
-
-class Served(NamedTuple):
-    proc: subprocess.Popen[str]
-    address: str
-    db: Path
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    port = free_port()
-    db = tmp_path / "log.duckdb"
-    proc = subprocess.Popen(
-        [*SNIFF, "serve", "--port", str(port), "--db", str(db)],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    address = f"127.0.0.1:{port}"
-    try:
-        wait_serving(address, proc=proc)
-        yield Served(proc, address, db)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def test_query_goes_through_the_service_while_it_holds_the_log(

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,10 @@ from click.testing import CliRunner
 
 from analysis import simulate as simrun
 from analysis.cli.main import cli
+from tests.helpers import need, wait_until
 from tests.service_helpers import REPO, ServerProcess
+
+pytestmark = pytest.mark.slow
 
 SNIFF = str(Path(sys.executable).parent / "sniff")
 
@@ -111,9 +113,10 @@ def test_a_run_killed_mid_way_keeps_whole_chunks_and_resumes_to_the_uninterrupte
         start_new_session=True,
     )
     run_dir = tmp_path / "cut.duckdb.runs" / "k"
-    deadline = time.monotonic() + 120
-    while not list(run_dir.glob("chunk-*.parquet")) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(
+        lambda: any(run_dir.glob("chunk-*.parquet")) or proc.poll() is not None,
+        "the run writes its first chunk",
+    )
     if how.startswith("SIGTERM"):
         proc.send_signal(signal.SIGTERM)
     else:
@@ -235,19 +238,9 @@ def test_simulate_goes_through_a_live_sniff_serve_that_holds_the_log(tmp_path: P
     assert stored(db) == stored(alone)
 
 
-def _ray_missing() -> bool:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return True
-    return False
-
-
-@pytest.mark.skipif(
-    _ray_missing() and os.environ.get("CI") != "true",
-    reason="ray is not installed (pip install '.[cluster]'); required in CI",
-)
+@pytest.mark.ray
 def test_a_local_ray_run_stores_the_same_matches_as_local_workers(tmp_path: Path) -> None:
+    need("ray", "pip install -e '.[cluster]'")
     local, rayed = tmp_path / "local.duckdb", tmp_path / "ray.duckdb"
     args = ["--matches", "12", "--seed", "21", "--workers", "2"]
     assert simulate(local, *args).exit_code == 0

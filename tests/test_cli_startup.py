@@ -81,6 +81,7 @@ QUICK = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", QUICK.values(), ids=QUICK.keys())
 def test_matches_and_replay_of_a_file_import_no_pyarrow_numpy_grpc_or_plotting(
     db: Path, tmp_path: Path, args: list[str]
@@ -94,12 +95,14 @@ def test_matches_and_replay_of_a_file_import_no_pyarrow_numpy_grpc_or_plotting(
     assert sorted(modules & other_commands) == []
 
 
+@pytest.mark.slow
 def test_matches_does_not_load_the_engine(db: Path, tmp_path: Path) -> None:
     modules = loaded_by(["matches", "--db", str(db)], tmp_path)
     assert sorted(m for m in modules if m.startswith("sniff")) == []
     assert "analysis.replay.model" not in modules
 
 
+@pytest.mark.slow
 def test_an_aggregate_query_of_a_file_loads_no_pyarrow_grpc_service_or_engine(
     db: Path, tmp_path: Path
 ) -> None:
@@ -118,6 +121,7 @@ def test_an_aggregate_query_of_a_file_loads_no_pyarrow_grpc_service_or_engine(
     assert sorted(m for m in modules if m.startswith("sniff")) == []
 
 
+@pytest.mark.slow
 def test_a_query_of_a_type_only_arrow_converts_alike_loads_pyarrow_and_still_no_grpc(
     db: Path, tmp_path: Path
 ) -> None:
@@ -129,6 +133,7 @@ def test_a_query_of_a_type_only_arrow_converts_alike_loads_pyarrow_and_still_no_
     assert "service.hub" not in modules
 
 
+@pytest.mark.slow
 def test_a_command_that_fails_reports_its_error_without_loading_the_rest(
     db: Path, tmp_path: Path
 ) -> None:
@@ -167,6 +172,7 @@ def test_every_lazily_named_command_is_the_command_of_that_name() -> None:
         assert command.name == name
 
 
+@pytest.mark.slow
 def test_a_playout_backend_this_install_lacks_is_one_line_exit_2_when_a_command_needs_it(
     tmp_path: Path,
 ) -> None:

@@ -16,7 +16,8 @@ from analysis.cli.main import cli
 from analysis.remote import connect, play_remote_match
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS
 from sniff import to_record
-from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
+from tests.helpers import need
+from tests.service_helpers import Served
 from tests.test_stats_facts import cut_match, no_sniff_match
 from tests.test_stats_timing import bot_matches
 
@@ -42,6 +43,7 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_csv_is_stats_md_long_form(records: Path) -> None:
     code, out, _ = run("stats", "sniff-timing", "--records", str(records), "--format", "csv")
     assert code == 0
@@ -57,6 +59,7 @@ def test_csv_is_stats_md_long_form(records: Path) -> None:
     assert any(len(m.split(".")[1]) > 9 for m in means)
 
 
+@pytest.mark.slow
 def test_json_has_the_same_rows_as_csv(records: Path) -> None:
     _, out_csv, _ = run("stats", "sniff-timing", "--records", str(records), "--format", "csv")
     _, out_json, _ = run("stats", "sniff-timing", "--records", str(records), "--format", "json")
@@ -69,6 +72,7 @@ def test_json_has_the_same_rows_as_csv(records: Path) -> None:
         assert (obj["ci_low"] is None) == (row["ci_low"] == "")
 
 
+@pytest.mark.slow
 def test_table_says_how_many_rounds_were_left_out(records: Path) -> None:
     code, out, _ = run("stats", "sniff-timing", "--records", str(records), "--seats", "2")
     assert code == 0
@@ -79,6 +83,7 @@ def test_table_says_how_many_rounds_were_left_out(records: Path) -> None:
     assert "Holding value" in out
 
 
+@pytest.mark.slow
 def test_rounds_facts_prints_section_1(records: Path) -> None:
     code, out, _ = run(
         "stats", "sniff-timing", "--records", str(records), "--rounds-facts", "--format", "csv"
@@ -96,6 +101,7 @@ def test_rounds_facts_prints_section_1(records: Path) -> None:
     assert [r["round"] for r in rows if r["match_id"] == "cut"] == ["0"]  # round 1 was cut
 
 
+@pytest.mark.slow
 def test_bots_filter_and_facts_directory_round_trip(records: Path, tmp_path: Path) -> None:
     out_dir = tmp_path / "facts"
     code, out, _ = run("stats", "facts", "--records", str(records), "-o", str(out_dir))
@@ -129,6 +135,7 @@ def test_bad_filters_are_one_line_and_exit_2(records: Path, args: list[str], mes
     assert out == ""
 
 
+@pytest.mark.slow
 def test_bad_inputs_are_one_line_and_exit_2(tmp_path: Path, records: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     good = records.read_text().splitlines()[0]
@@ -152,7 +159,9 @@ def test_bad_inputs_are_one_line_and_exit_2(tmp_path: Path, records: Path) -> No
         assert len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.slow
 def test_plots_are_written(records: Path, tmp_path: Path) -> None:
+    need("matplotlib", "pip install -e '.[plot]'")
     for name, command in (("timing.png", "sniff-timing"), ("summary.svg", "summary")):
         path = tmp_path / name
         code, _, err = run("stats", command, "--records", str(records), "--plot", str(path))
@@ -162,6 +171,7 @@ def test_plots_are_written(records: Path, tmp_path: Path) -> None:
         assert data.startswith(b"\x89PNG") if name.endswith(".png") else b"<svg" in data[:2000]
 
 
+@pytest.mark.slow
 def test_plot_without_matplotlib_is_one_line(
     records: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -175,6 +185,7 @@ def test_plot_without_matplotlib_is_one_line(
     assert not path.exists()
 
 
+@pytest.mark.slow
 def test_summary_plot_of_unfinished_matches_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "open.jsonl"
     path.write_text(json.dumps(to_record(no_sniff_match(), "open", ["random", "random"])) + "\n")
@@ -185,6 +196,7 @@ def test_summary_plot_of_unfinished_matches_is_refused(tmp_path: Path) -> None:
     assert "no finished match" in err
 
 
+@pytest.mark.slow
 def test_summary_on_the_hand_built_matches(tmp_path: Path) -> None:
     path = tmp_path / "hand.jsonl"
     path.write_text(
@@ -226,8 +238,9 @@ def test_summary_on_the_hand_built_matches(tmp_path: Path) -> None:
 # -- the event log, held by a live service, then closed --------------------------------
 
 
+@pytest.mark.slow
 def test_stats_over_the_event_log_while_served_and_after(
-    served: Served,  # noqa: F811 - the fixture of test_cli_service
+    served: Served,
     tmp_path: Path,
 ) -> None:
     proc, address, db = served
@@ -273,6 +286,7 @@ def test_stats_over_the_event_log_while_served_and_after(
     assert through_service.stdout.startswith("2 matches, ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["sniff-timing", "summary"])
 def test_stats_of_the_log_equal_stats_of_its_records(
     records: Path, tmp_path: Path, command: str

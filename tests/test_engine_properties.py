@@ -8,7 +8,8 @@ literal second implementation of RULES.md §2-§8 and §10, written from the rul
 rather than from the engine, that the engine is compared with move by move.
 
 `SNIFF_PROPERTY_SCALE=10 pytest tests/test_engine_properties.py` runs ten
-times as many examples.
+times as many examples; the default "dev" hypothesis profile runs a twentieth
+of them, HYPOTHESIS_PROFILE=ci all (docs/testing.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,13 +63,14 @@ from sniff import (
     to_record,
     view,
 )
+from tests.helpers import example_count
 
 SCALE = max(1, int(os.environ.get("SNIFF_PROPERTY_SCALE", "1")))
 
 
 def examples(n: int) -> settings:
     return settings(
-        max_examples=n * SCALE,
+        max_examples=example_count(n) * SCALE,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )
@@ -618,6 +621,7 @@ def test_check_refuses_exactly_the_moves_the_rules_forbid_with_the_rules_error(
     assert snapshot(m) == before
 
 
+@pytest.mark.slow
 @examples(100)
 @given(setups(), st.integers(0, 200), st.sampled_from(sorted(STOPS)))
 def test_apply_refuses_exactly_what_check_refuses_with_the_same_error(
@@ -806,6 +810,7 @@ def tiles_in(obj: object) -> Iterator[Tile]:
             yield from tiles_in(item)
 
 
+@pytest.mark.slow
 @examples(100)
 @given(setups())
 def test_a_seat_view_never_holds_another_hand_or_the_boneyard(setup: Setup) -> None:

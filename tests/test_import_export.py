@@ -27,6 +27,8 @@ from service.storage import log as log_module
 from tests.replay_helpers import sample_log
 from tests.service_helpers import REPO, ServerProcess
 
+pytestmark = pytest.mark.slow
+
 SNIFF = str(Path(sys.executable).parent / "sniff")
 
 

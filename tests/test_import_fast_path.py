@@ -38,6 +38,8 @@ from service.storage.facts import TABLES, FactsTables, merged_facts
 from sniff import GreedyBot, Match, MatchRecord, RandomBot, play_match, to_record
 from sniff.facts import FactsRows, facts_rows
 
+pytestmark = pytest.mark.slow
+
 FIXED = MatchSecrets(None, bytes(range(32)), bytes(range(32, 64)))
 VARIANTS = ("american", "stubby", "berndt", "british")
 

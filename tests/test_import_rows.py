@@ -33,6 +33,7 @@ def rows_of(obj: object) -> tuple[type, list[EventRow]]:
     return type(made[0]), made[0].rows()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seats", "variant"), [(2, "american"), (3, "stubby"), (4, "berndt")])
 def test_import_rows_equal_the_recorders_with_the_same_secrets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seats: int, variant: str
@@ -52,6 +53,7 @@ def test_import_rows_equal_the_recorders_with_the_same_secrets(
         assert fast == slow
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seats", "variant"), [(2, "american"), (3, "british"), (4, "stubby"), (4, "american")]
 )

@@ -21,6 +21,8 @@ from analysis.match_events import bot_match_events
 from service.storage import EventLog, LogEvent
 from service.storage.chain import MatchSecrets
 
+pytestmark = pytest.mark.slow
+
 MATCH = "a1a1a1a1a1a1a1a1"
 
 

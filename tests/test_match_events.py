@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from analysis.match_events import EventRecorder, bot_match_events
 from service.storage import open_readonly
 from service.storage.chain import MatchSecrets
@@ -12,6 +14,7 @@ from sniff import Phase
 from tests.service_helpers import create, play_to_end, serving
 
 
+@pytest.mark.slow
 def test_recorder_writes_what_the_service_logs_for_the_same_seed_and_moves(
     tmp_path: Path,
 ) -> None:

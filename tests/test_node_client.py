@@ -27,6 +27,7 @@ from analysis.logquery import table_from_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from service.rpc.server import Running, Tls, create_server
+from tests.helpers import absent
 from tests.service_helpers import Stub, query_token_of, self_signed_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,17 +37,20 @@ CONFORMANCE = CLIENT_DIR / "conformance.js"
 RUN_TIMEOUT = 120.0
 RPC_TIMEOUT = 10.0
 
+pytestmark = pytest.mark.node
+
 
 def node_command(script: Path = CONFORMANCE) -> list[str]:
     """The command that runs a client script, or a failure that says what to install."""
     node = shutil.which("node")
     if node is None:
-        pytest.fail("Node.js is not installed: the Node client test needs `node` (version 18+)")
+        absent("Node.js", "install `node` (version 18+)")
     if not (CLIENT_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        pytest.fail(
-            "clients/node/node_modules is missing: run "
-            "`cd clients/node && npm ci --no-audit --no-fund` (scripts/check.sh does this)"
+        absent(
+            "clients/node/node_modules",
+            "run `cd clients/node && npm ci --no-audit --no-fund` (scripts/check.sh does this)",
         )
+    assert node is not None
     return [node, str(script)]
 
 

@@ -142,6 +142,7 @@ def check_against_engine(
             assert result.winner is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("seats", SEATS)
 def test_kernel_and_reference_play_the_same_rounds(seats: int, variant: str) -> None:
@@ -166,6 +167,7 @@ def test_kernel_and_reference_play_the_same_rounds(seats: int, variant: str) -> 
     assert played >= 300
 
 
+@pytest.mark.slow
 def test_samples_cover_the_hard_positions() -> None:
     """The differential test's states include every rarer feature it is meant to cover."""
     found: dict[str, set[str]] = {}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sniff.playout import KERNEL_AVAILABLE
 from sniff.prng import MASK64, Xoshiro256, splitmix64
+from tests.helpers import example_count
 
 # Xoshiro256(0)'s first outputs: SplitMix64 seeding as documented, then xoshiro256**.
 SEED0_NEXT = (0x99EC5F36CB75F2B4, 0xBF6E1F784956452A, 0x1A5F849D4933E6E0)
@@ -42,7 +43,7 @@ def test_kernel_generator_gives_the_same_vectors() -> None:
     assert tuple(_kernel_draws(0, [0, 0, 0])) == SEED0_NEXT
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=example_count(200), deadline=None)
 @given(
     seed=st.integers(0, MASK64),
     bounds=st.lists(

@@ -38,6 +38,7 @@ from sniff.playout import (
     rollouts,
 )
 from sniff.tiles import FULL_SET
+from tests.helpers import example_count
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("c", "python")
@@ -181,7 +182,7 @@ packed_states = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=example_count(300), deadline=None)
 @given(packed=packed_states, seed=st.integers(0, 1 << 64))
 def test_the_kernel_refuses_garbage_without_crashing(packed: tuple[Any, ...], seed: int) -> None:
     if not KERNEL_AVAILABLE:
@@ -220,6 +221,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_sniff_kernel_python_forces_the_reference() -> None:
     proc = run_python("from sniff import playout; print(playout.BACKEND)", SNIFF_KERNEL="python")
     assert proc.stdout.strip() == "python", proc.stderr
@@ -233,6 +235,7 @@ def test_the_kernel_is_the_default_where_it_is_built() -> None:
     assert proc.stdout.split() == ["c", "True"], proc.stderr
 
 
+@pytest.mark.slow
 def test_an_unknown_sniff_kernel_value_is_a_clear_error() -> None:
     proc = run_python("import sniff.playout", SNIFF_KERNEL="fast")
     assert proc.returncode != 0
@@ -243,6 +246,7 @@ def sniff_version(**env: str) -> subprocess.CompletedProcess[str]:
     return run_python("from analysis.cli.main import cli; cli(['--version'])", **env)
 
 
+@pytest.mark.slow
 def test_sniff_version_says_which_playout_backend_is_in_use() -> None:
     assert "(playout kernel: c)" in sniff_version(SNIFF_KERNEL="").stdout
     assert "(playout kernel: python)" in sniff_version(SNIFF_KERNEL="python").stdout
@@ -332,7 +336,7 @@ def _unpacked(packed: tuple[Any, ...]) -> PlayoutState:
     )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=example_count(400), deadline=None)
 @given(seed=st.integers(0, 1 << 32))
 def test_kernel_and_reference_accept_the_same_states(seed: int) -> None:
     if not KERNEL_AVAILABLE:

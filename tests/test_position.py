@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from sniff import Match, Move, Phase, SeatView, Tile, variant_named, view
 from sniff.position import ImpossiblePosition, seat_position
+from tests.helpers import example_count
 from tests.sampler_helpers import positions
 
 
@@ -40,7 +41,9 @@ def as_rebuilt(seen: SeatView) -> SeatView:
     return seen._replace(round_index=0, move_count=len(seen.round_actions), round_limit=None)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=example_count(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     st.sampled_from([2, 3, 4]),
     st.sampled_from(["american", "stubby", "berndt", "british"]),

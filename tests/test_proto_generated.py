@@ -68,6 +68,7 @@ def file_proto(tmp_path_factory: pytest.TempPathFactory) -> descriptor_pb2.FileD
     return proto
 
 
+@pytest.mark.slow
 def test_generated_code_is_fresh() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "gen_proto.py"), "--check"],

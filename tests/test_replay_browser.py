@@ -14,8 +14,11 @@ from analysis.replay.html import match_page
 from analysis.replay.source import load_replay
 from service.storage import LogEvent
 from sniff import Deal, Match, Move, Tile
-from tests.browser import Browser
+from tests.browser import Browser, find_chromium
+from tests.helpers import absent, need
 from tests.replay_helpers import position_a_events, write_log
+
+pytestmark = pytest.mark.browser
 
 READ_PAGE = """(() => {
   const layer = document.getElementById('board-layer');
@@ -76,6 +79,9 @@ def engine_steps(events: Sequence[LogEvent]) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    need("websocket", "pip install -e '.[dev]' (websocket-client)")
+    if find_chromium() is None:
+        absent("Chromium", "run scripts/install_browser.sh")
     b = Browser()
     try:
         yield b

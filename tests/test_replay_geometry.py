@@ -12,6 +12,8 @@ from analysis.replay.geometry import Geometry, Rect, layout_geometry
 from analysis.replay.model import Placement
 from sniff import Move
 
+pytestmark = pytest.mark.slow
+
 EPS = 1e-6
 
 

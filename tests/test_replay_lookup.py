@@ -12,11 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from analysis.match_events import bot_match_events
 from analysis.replay.source import load_replay
 from analysis.sqlfiles import named_queries
 from tests.replay_helpers import write_log
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_match_lookup_is_an_index_scan_on_the_logs_match_id_index(

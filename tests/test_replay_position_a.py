@@ -40,6 +40,7 @@ def _check(steps: list[dict[str, object]]) -> None:
     assert steps[8]["scores"] == [15, 5]
 
 
+@pytest.mark.slow
 def test_replay_of_position_a_gives_the_rule_books_figures_step_by_step(db: Path) -> None:
     rp = load_replay(db, "position-a")
     _check([s.to_json() for s in rp.steps])
@@ -47,6 +48,7 @@ def test_replay_of_position_a_gives_the_rule_books_figures_step_by_step(db: Path
     assert rp.info.finished
 
 
+@pytest.mark.slow
 def test_sniff_replay_json_of_position_a_gives_the_same_figures(db: Path) -> None:
     sniff = Path(sys.executable).parent / "sniff"
     done = subprocess.run(
@@ -61,6 +63,7 @@ def test_sniff_replay_json_of_position_a_gives_the_same_figures(db: Path) -> Non
     _check(steps)
 
 
+@pytest.mark.slow
 def test_text_replay_of_position_a_shows_each_sum_and_its_points(db: Path) -> None:
     from analysis.replay.text import replay_text
 

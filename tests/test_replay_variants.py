@@ -73,6 +73,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_log(tmp_path_factory.mktemp("variants") / "log.duckdb", matches)
 
 
+@pytest.mark.slow
 def test_stubby_replay_gives_the_rule_books_figures_and_stub_ends_are_never_open(db: Path) -> None:
     rp = load_replay(db, "stubby-example")
     assert rp.info.variant == "stubby"
@@ -85,6 +86,7 @@ def test_stubby_replay_gives_the_rule_books_figures_and_stub_ends_are_never_open
     assert sniff.orientation == "inline"
 
 
+@pytest.mark.slow
 def test_an_inline_sniff_is_drawn_lengthwise_with_its_stubs_off_its_long_sides(db: Path) -> None:
     last = load_replay(db, "stubby-example").steps[-1]
     shapes = {str(s.tile): s for s in layout_geometry(last.placements).shapes}
@@ -106,6 +108,7 @@ def test_berndt_sniff_counts_by_its_chosen_orientation(
     assert rp.steps[-1].placements[-1].orientation == orientation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["stubby", "berndt", "british"])
 def test_bot_matches_of_every_variant_replay_to_the_logged_figures(db: Path, variant: str) -> None:
     rp = load_replay(db, f"{variant}-bots")  # the replay checks every logged sum and points

@@ -4,7 +4,6 @@ clean), and over gRPC as the demo plays, where it asks the service's Analyze for
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,16 @@ from analysis.cli.main import cli
 from analysis.remote import RemoteView, play_remote_match
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from sniff import Move
-from tests.service_helpers import RPC_TIMEOUT, Service, serving
+from tests.service_helpers import RPC_TIMEOUT, Service
 
 
 @pytest.fixture(scope="module")
-def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    with serving(tmp_path_factory.mktemp("bots") / "log.duckdb") as service:
-        yield service
+def svc(shared_svc: Service) -> Service:
+    """One server for the whole module."""
+    return shared_svc
 
 
+@pytest.mark.slow
 def test_play_and_record_take_the_rollout_bot(tmp_path: Path) -> None:
     runner = CliRunner()
     played = runner.invoke(
@@ -41,11 +41,13 @@ def test_play_and_record_take_the_rollout_bot(tmp_path: Path) -> None:
         assert audit_record(record, record["id"]).ok
 
 
+@pytest.mark.slow
 def test_the_demo_s_remote_rollout_bot_plays_through_the_service(svc: Service) -> None:
     played = play_remote_match(svc.stub, 2, ["rollout", "greedy"], seed=4, round_limit=1)
     assert played.moves > 10
 
 
+@pytest.mark.slow
 def test_a_remote_view_ranks_moves_by_the_service_s_analysis(svc: Service) -> None:
     created = svc.stub.CreateMatch(pb.CreateMatchRequest(seat_count=2, seed=9))
     seat = created.turn

@@ -78,6 +78,7 @@ def small_decisions(seats: int, limit: int) -> Iterator[tuple[Match, int]]:
                 break
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 3])
 def test_equities_agree_with_an_independent_estimate_over_enumerated_worlds(seats: int) -> None:
     """The rollouts' mean, per move, against playouts through the engine on worlds drawn from
@@ -157,6 +158,7 @@ def test_the_same_seed_gives_the_same_figures_and_another_seed_other_samples() -
     assert all(e.loss >= 0 for e in one.moves)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not KERNEL_AVAILABLE, reason="the compiled kernel is not built here")
 def test_the_kernel_and_the_python_reference_give_the_same_figures() -> None:
     for seats in (2, 3, 4):
@@ -192,6 +194,7 @@ def test_every_move_is_played_out_on_the_same_sampled_deals_with_the_same_seeds(
     assert [len(calls[b * len(moves)][2]) for b in range(3)] == [BATCH, BATCH, 5]
 
 
+@pytest.mark.slow
 def test_differences_are_no_less_precise_than_the_moves_themselves() -> None:
     """The SE of a loss comes from the paired per-sample differences. Greedy playouts break
     their many zero-point ties at random, so playouts after two different first moves soon

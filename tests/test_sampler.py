@@ -15,10 +15,15 @@ from hypothesis import strategies as st
 
 from sniff import Match, Phase, view
 from sniff.sampler import ImpossibleView, Sampler, position_of
+from tests.helpers import example_count
 from tests.sampler_helpers import Round, enumerate_positions, positions, small_cases, world_of
 
+pytestmark = pytest.mark.slow
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+@settings(
+    max_examples=example_count(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     st.sampled_from([2, 3, 4]),
     st.sampled_from(["american", "stubby", "berndt", "british"]),

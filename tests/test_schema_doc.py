@@ -53,6 +53,7 @@ def test_the_page_has_example_queries() -> None:
     assert len(sql_blocks()) >= 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(sql_blocks())))
 def test_every_example_query_runs_and_answers(log: Path, index: int) -> None:
     sql = sql_blocks()[index]
@@ -67,6 +68,7 @@ def test_every_example_query_runs_and_answers(log: Path, index: int) -> None:
     assert table.num_rows > 0, sql
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", VIEWS)
 def test_the_page_names_every_column_of_each_view(log: Path, name: str) -> None:
     text = DOC.read_text(encoding="utf-8")

@@ -45,6 +45,7 @@ def event_total(service: Service) -> int:
     return int(query(service.stub, "SELECT count(*) AS n FROM events").column("n")[0].as_py())
 
 
+@pytest.mark.slow
 def test_create_match_needs_the_house_key(keyed: Service) -> None:
     stub = keyed.stub
     request = pb.CreateMatchRequest(seat_count=2, seed=1)
@@ -58,6 +59,7 @@ def test_create_match_needs_the_house_key(keyed: Service) -> None:
     assert len(created.seat_tokens) == 2
 
 
+@pytest.mark.slow
 def test_an_explicit_deal_needs_the_house_key_and_a_seeded_deal_does_not(keyed: Service) -> None:
     stub = keyed.stub
     created = stub.CreateMatch(
@@ -86,6 +88,7 @@ def test_a_service_without_a_house_key_ignores_the_header(tmp_path: Path) -> Non
         assert service.stub.CreateMatch(request, metadata=with_key("x"), timeout=10).match_id
 
 
+@pytest.mark.slow
 def test_matches_in_play_are_bounded_and_a_finished_match_frees_its_place(
     tmp_path: Path,
 ) -> None:
@@ -110,6 +113,7 @@ def sniff(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "words"),
     [
@@ -128,6 +132,7 @@ def test_serve_refuses_bad_access_options_in_one_line(
     assert not (tmp_path / "x.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_serve_refuses_an_empty_house_key_file(tmp_path: Path) -> None:
     key = tmp_path / "key"
     key.write_text("  \n")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,15 +24,14 @@ from tests.service_helpers import (
     assert_refused,
     error_info,
     rpc_error,
-    serving,
     state,
 )
 
 
 @pytest.fixture(scope="module")
-def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    with serving(tmp_path_factory.mktemp("analyze") / "log.duckdb") as service:
-        yield service
+def svc(shared_svc: Service) -> Service:
+    """One server for the whole module."""
+    return shared_svc
 
 
 @dataclass
@@ -138,6 +136,7 @@ def figures(moves: object) -> list[tuple[str, float, float, float, float]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seats", "variant"), [(2, "VARIANT_AMERICAN"), (3, "VARIANT_BRITISH")])
 def test_a_live_match_and_the_position_its_seat_sees_get_the_same_ranked_moves(
     svc: Service, seats: int, variant: str
@@ -173,6 +172,7 @@ def test_a_live_match_and_the_position_its_seat_sees_get_the_same_ranked_moves(
         table.play(seat, legal[rng.randrange(len(legal))])
 
 
+@pytest.mark.slow
 def test_a_time_budget_and_the_random_policy(svc: Service) -> None:
     table = Table.create(svc.stub, 4, 5)
     seat = table.state().turn
@@ -237,6 +237,7 @@ def test_a_budget_of_nothing_or_an_absurd_one_is_invalid(
         assert error_info(exc).metadata["field"] == field_name
 
 
+@pytest.mark.slow
 def test_impossible_positions_are_invalid_with_the_part_at_fault(svc: Service) -> None:
     table = Table.create(svc.stub, 2, 11)
     rng = random.Random(2)
@@ -299,6 +300,7 @@ def test_the_viewer_must_be_the_seat_to_play(svc: Service) -> None:
     assert error_info(exc).metadata["field"] == "viewer_seat"
 
 
+@pytest.mark.slow
 def test_at_most_a_few_analyses_are_under_way_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Beyond the limit a call is refused at once, not queued (the pool's own bound)."""
     monkeypatch.setattr(analyses, "MAX_ANALYSES", 2)

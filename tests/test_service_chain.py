@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-import grpc
+import pytest
 
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.storage import chain
@@ -39,6 +39,7 @@ def log_rows(stub: Stub, match_id: str) -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.slow
 def test_the_seats_get_the_head_of_every_round_end_and_of_the_match_end(tmp_path: Path) -> None:
     with serving(tmp_path / "log.duckdb") as service:
         stub = service.stub
@@ -95,6 +96,7 @@ def test_the_seats_get_the_head_of_every_round_end_and_of_the_match_end(tmp_path
         assert st.HasField("reveal")
 
 
+@pytest.mark.slow
 def test_the_reveal_opens_the_commitment_and_recomputes_the_chain_and_every_deal(
     tmp_path: Path,
 ) -> None:
@@ -130,6 +132,7 @@ def test_the_reveal_opens_the_commitment_and_recomputes_the_chain_and_every_deal
                 assert deal.leader == lot(reveal.seed, deal.round_index, 2)
 
 
+@pytest.mark.slow
 def test_nothing_is_revealed_while_the_match_is_in_play(tmp_path: Path) -> None:
     with serving(tmp_path / "log.duckdb") as service:
         stub = service.stub
@@ -151,6 +154,7 @@ def test_nothing_is_revealed_while_the_match_is_in_play(tmp_path: Path) -> None:
         ]
 
 
+@pytest.mark.slow
 def test_a_retried_round_ending_move_gets_the_same_head_also_after_a_restart(
     tmp_path: Path,
 ) -> None:
@@ -184,6 +188,7 @@ def test_a_retried_round_ending_move_gets_the_same_head_also_after_a_restart(
         assert len(again.chain_head) == HEX64
 
 
+@pytest.mark.slow
 def test_an_explicit_deal_is_marked_on_the_stream(tmp_path: Path) -> None:
     hands = ["1-4 4-4 1-2 5-5 1-3 2-2 6-6", "1-1 3-4 1-5 0-5 0-0 2-3 3-6"]
     boneyard = "0-1 0-2 0-3 0-4 0-6 1-6 2-4 2-5 2-6 3-3 3-5 4-5 4-6 5-6"
@@ -198,17 +203,12 @@ def test_an_explicit_deal_is_marked_on_the_stream(tmp_path: Path) -> None:
         )
         events = service.stub.WatchMatch(
             pb.WatchMatchRequest(match_id=created.match_id, token=created.observer_token),
-            timeout=2,
+            timeout=RPC_TIMEOUT,
         )
-        first = None
-        try:
-            for item in events:
-                if item.event.HasField("round_dealt"):
-                    first = item.event.round_dealt
-                    break
-        except grpc.RpcError:
-            pass
-        assert first is not None
+        first = next(
+            item.event.round_dealt for item in events if item.event.HasField("round_dealt")
+        )
+        events.cancel()
         assert first.explicit_deal
         settings = query(
             service.stub,

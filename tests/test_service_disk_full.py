@@ -24,6 +24,8 @@ from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.storage import EventLog
 from tests.service_helpers import Service, assert_refused, create, serving, state
 
+pytestmark = pytest.mark.slow
+
 
 @contextlib.contextmanager
 def small_disk(path: Path) -> Iterator[bool]:

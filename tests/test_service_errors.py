@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -32,7 +31,6 @@ from tests.service_helpers import (
     play_step,
     play_to_end,
     rpc_error,
-    serving,
     state,
     total_events,
 )
@@ -57,12 +55,6 @@ def deal_msg(hands: list[list[str]], boneyard: list[str], leader: int = 0) -> pb
         boneyard_tiles=[parse_tile(t) for t in boneyard],
         leader=leader,
     )
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Service]:
-    with serving(tmp_path / "log.duckdb") as service:
-        yield service
 
 
 @pytest.fixture
@@ -132,6 +124,7 @@ def refused_move(
 # -- tokens --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_missing_or_unknown_token_is_refused_on_every_call(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=7)
@@ -161,6 +154,7 @@ def test_missing_or_unknown_token_is_refused_on_every_call(svc: Service) -> None
     assert snapshot(stub, created) == before
 
 
+@pytest.mark.slow
 def test_another_seats_token_or_the_observer_may_not_move_or_see_its_moves(
     svc: Service, dealt: pb.CreateMatchResponse
 ) -> None:
@@ -200,6 +194,7 @@ def _match_calls(stub: Stub, match_id: str, token: str) -> list[tuple[Any, Messa
     ]
 
 
+@pytest.mark.slow
 def test_unknown_match_is_not_found(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=9)
@@ -208,6 +203,7 @@ def test_unknown_match_is_not_found(svc: Service) -> None:
         assert_refused(exc, grpc.StatusCode.NOT_FOUND, "ERROR_REASON_MATCH_NOT_FOUND")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "match_id", ["", "nope", "0123456789ABCDEF", "0123456789abcdef0", "é" * 16]
 )
@@ -222,6 +218,7 @@ def test_a_match_id_not_of_the_id_form_is_an_invalid_argument(svc: Service, matc
 # -- illegal moves: FAILED_PRECONDITION, nothing changes -------------------------------------
 
 
+@pytest.mark.slow
 def test_illegal_moves_are_refused_naming_the_rule_and_change_nothing(
     svc: Service, dealt: pb.CreateMatchResponse
 ) -> None:
@@ -295,6 +292,7 @@ def test_illegal_moves_are_refused_naming_the_rule_and_change_nothing(
     assert apply(stub, dealt, 1, "5-6@6-6:line_a", 3).move_count == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "notation",
     ["", "1-9", "7-7", "foo", "1-4@", "1-4@1-1", "1-4@1-1:sideways", "1-4@9-9:low", "draw please"],
@@ -313,6 +311,7 @@ def test_malformed_notation_is_an_invalid_argument(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "move",
     [
@@ -354,6 +353,7 @@ def test_a_bad_structured_move_is_an_invalid_argument(
     refused_move(svc.stub, dealt, 0, move, INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE")
 
 
+@pytest.mark.slow
 def test_a_request_without_a_move_is_an_invalid_argument(
     svc: Service, dealt: pb.CreateMatchResponse
 ) -> None:
@@ -368,6 +368,7 @@ def test_a_request_without_a_move_is_an_invalid_argument(
 # -- creating and dealing ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [0, 1, 5, 100])
 def test_a_bad_seat_count_is_an_invalid_argument(svc: Service, seats: int) -> None:
     exc = rpc_error(svc.stub.CreateMatch, pb.CreateMatchRequest(seat_count=seats))
@@ -375,11 +376,13 @@ def test_a_bad_seat_count_is_an_invalid_argument(svc: Service, seats: int) -> No
     assert total_events(svc.stub) == 0
 
 
+@pytest.mark.slow
 def test_a_zero_target_is_an_invalid_argument(svc: Service) -> None:
     exc = rpc_error(svc.stub.CreateMatch, pb.CreateMatchRequest(seat_count=2, target=0))
     assert_refused(exc, INVALID_ARGUMENT, None, "target")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("hands", "boneyard", "leader"),
     [
@@ -423,6 +426,7 @@ def _play_until(
     raise AssertionError("the phase was not reached")
 
 
+@pytest.mark.slow
 def test_dealing_while_a_round_is_in_play_or_after_the_end_is_refused(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=17, target=1000)
@@ -456,6 +460,7 @@ def test_dealing_while_a_round_is_in_play_or_after_the_end_is_refused(svc: Servi
     assert dealt.round_index == st.round_index + 1
 
 
+@pytest.mark.slow
 def test_after_the_match_is_won_nothing_more_happens(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 3, seed=5, target=20)
@@ -483,6 +488,7 @@ def test_after_the_match_is_won_nothing_more_happens(svc: Service) -> None:
 # -- a client that walks away --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cancelled_watch_streams_do_not_break_the_server(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=23)
@@ -568,6 +574,7 @@ def ends(reply: pb.ScoreLayoutResponse | pb.ApplyMoveResponse) -> set[tuple[str,
     return {(f"{c.tile.low}-{c.tile.high}", c.value) for c in reply.counted_ends}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("structured", [False, True], ids=["notation", "structured"])
 def test_score_layout_reproduces_position_a(svc: Service, structured: bool) -> None:
     placements = [p for p, _, _ in POSITION_A]
@@ -586,6 +593,7 @@ def test_score_layout_reproduces_position_a(svc: Service, structured: bool) -> N
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("structured", [False, True], ids=["notation", "structured"])
 def test_score_layout_reproduces_the_sniff_example(svc: Service, structured: bool) -> None:
     steps = [("4-4", 8, 0), ("4-6@4-4:line_a", 14, 0), ("1-4@4-4:line_b", 15, 15)]

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 import pytest
@@ -27,18 +25,11 @@ from tests.service_helpers import (
     play_step,
     query,
     rpc_error,
-    serving,
     state,
 )
 
 RACERS = 8
 RACE_TIMEOUT = 30.0
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Service]:
-    with serving(tmp_path / "log.duckdb") as service:
-        yield service
 
 
 def counts(stub: Stub, created: pb.CreateMatchResponse) -> tuple[int, int, int]:
@@ -75,6 +66,7 @@ def next_request(stub: Stub, created: pb.CreateMatchResponse, pick: int = 0) -> 
     )
 
 
+@pytest.mark.slow
 def test_a_retry_gets_the_same_reply_and_applies_nothing(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 3, seed=31)
@@ -104,6 +96,7 @@ def test_a_retry_gets_the_same_reply_and_applies_nothing(svc: Service) -> None:
     assert counts(stub, created) == before
 
 
+@pytest.mark.slow
 def test_a_stale_or_future_count_is_aborted(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=32)
@@ -174,6 +167,7 @@ def actions_at(stub: Stub, match_id: str, move_count: int) -> list[str]:
     return [str(m) for m in table.column("move").to_pylist()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 4])
 def test_racing_clients_sending_the_same_move_apply_it_once(svc: Service, seats: int) -> None:
     stub = svc.stub
@@ -197,6 +191,7 @@ def test_racing_clients_sending_the_same_move_apply_it_once(svc: Service, seats:
         assert actions_at(stub, created.match_id, before[0]) == [request.notation]
 
 
+@pytest.mark.slow
 def test_racing_clients_sending_different_moves_one_wins(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=34)
@@ -251,6 +246,7 @@ def test_racing_clients_sending_different_moves_one_wins(svc: Service) -> None:
     assert contested >= 5, "the match offered too few positions with a choice"
 
 
+@pytest.mark.slow
 def test_moves_of_different_matches_proceed_in_parallel_without_mixing(svc: Service) -> None:
     """Concurrent clients on several matches: each match's log is its own, gap-free."""
     matches = [create(svc.stub, seats, seed=40 + seats) for seats in (2, 3, 4, 2)]

@@ -11,7 +11,7 @@ the Query RPC, and the server still answers its health check.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, cast
 
 import grpc
@@ -23,7 +23,10 @@ from hypothesis import strategies as st
 
 from analysis.remote import health_client
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from tests.service_helpers import Service, create, play_to_end, query, serving
+from tests.helpers import example_count
+from tests.service_helpers import Service, create, play_to_end, query
+
+pytestmark = pytest.mark.slow
 
 U32 = [0, 1, 2, 3, 4, 5, 6, 7, 9_999, 10_000, 10_001, 2**31 - 1, 2**31, 2**32 - 1]
 U64 = [*U32, 2**53, 2**63 - 1, 2**63, 2**64 - 1]
@@ -61,9 +64,9 @@ u64 = st.sampled_from(U64)
 
 
 @pytest.fixture(scope="module")
-def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    with serving(tmp_path_factory.mktemp("fuzz") / "events.duckdb") as service:
-        yield service
+def svc(shared_svc: Service) -> Service:
+    """One server for the whole module."""
+    return shared_svc
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +228,7 @@ def test_extreme_values_in_every_field_are_refused_cleanly_and_break_no_view(
     svc: Service, known: pb.CreateMatchResponse
 ) -> None:
     @settings(
-        max_examples=400,
+        max_examples=example_count(400),
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

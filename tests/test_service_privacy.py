@@ -15,8 +15,6 @@ from __future__ import annotations
 import random
 import re
 import threading
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,19 +38,12 @@ from tests.service_helpers import (
     play_step,
     query,
     rpc_error,
-    serving,
     state,
     tiles_in,
 )
 
 ALL_TILES = {(a, b) for b in range(7) for a in range(b + 1)}
 WATCH_TIMEOUT = 60.0
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Service]:
-    with serving(tmp_path / "log.duckdb") as service:
-        yield service
 
 
 @dataclass
@@ -233,6 +224,7 @@ def _check_seat_stream(
             assert event == full
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seats", "seed", "target"),
     [(2, 21, 150), (3, 32, 110), (4, 43, 110)],
@@ -253,9 +245,7 @@ def test_no_response_shows_a_seat_a_tile_hidden_from_it(
     dealt: dict[int, pb.MatchState] = {}
     replies: list[pb.ApplyMoveResponse] = []
     rounds_ended = draws = 0
-    end = time.monotonic() + 60
-    for step in range(MAX_ACTIONS):
-        assert time.monotonic() < end, "the match did not end in time"
+    for step in range(MAX_ACTIONS):  # bounded by count, each call by its deadline
         truth = state(stub, match_id, observer_token)
         observer_moves = _check_observer(stub, created, truth)
         layout = keys(p.tile for p in truth.layout_tiles)
@@ -403,6 +393,7 @@ def _twin_deals(seed: int) -> tuple[pb.Deal, pb.Deal]:
     return deal(hands, boneyard), deal(other, other_bone)
 
 
+@pytest.mark.slow
 def test_analyze_answers_the_same_whatever_the_tiles_the_seat_cannot_see(svc: Service) -> None:
     """Two matches identical from seat 0's view but not in its opponent's hand and the
     boneyard: Analyze gives seat 0 the very same answer for the same seed."""
@@ -478,6 +469,7 @@ def test_analyze_answers_the_same_whatever_the_tiles_the_seat_cannot_see(svc: Se
 # -- the Query RPC: no token, the whole log by design -----------------------------------------
 
 
+@pytest.mark.slow
 def test_query_streams_a_decodable_arrow_ipc_result(svc: Service) -> None:
     stub = svc.stub
     created = create(stub, 2, seed=3)
@@ -542,6 +534,7 @@ def test_query_refuses_writes_and_bad_sql(svc: Service, sql: str) -> None:
     assert "sneaky" not in names.to_pylist()
 
 
+@pytest.mark.slow
 def test_the_log_reveals_hidden_tiles_so_query_needs_the_service_query_token(
     svc: Service,
 ) -> None:

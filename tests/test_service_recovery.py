@@ -26,6 +26,7 @@ def play(hub: Hub, match_id: str, tokens: tuple[str, ...], observer: str, moves:
         hub.apply(match_id, tokens[seat], seat, bot.choose(view(match, seat)), match.move_count)
 
 
+@pytest.mark.slow
 def test_restart_rebuilds_unfinished_matches_and_loads_finished_ones_when_asked(
     tmp_path: Path,
 ) -> None:
@@ -58,6 +59,7 @@ def test_unknown_match_is_not_found(tmp_path: Path, match_id: str) -> None:
         Hub(log).get(match_id)
 
 
+@pytest.mark.slow
 def test_finished_matches_leave_memory_and_come_back_from_the_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,7 +8,6 @@ import random
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +23,10 @@ from tests.service_helpers import (
     play_to_end,
     query,
     rpc_error,
-    serving,
     state,
 )
+
+pytestmark = pytest.mark.slow
 
 VARIANTS = {
     "american": pb.VARIANT_AMERICAN,
@@ -37,9 +37,9 @@ VARIANTS = {
 
 
 @pytest.fixture(scope="module")
-def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    with serving(tmp_path_factory.mktemp("variants") / "log.duckdb") as service:
-        yield service
+def svc(shared_svc: Service) -> Service:
+    """One server for the whole module."""
+    return shared_svc
 
 
 def create(

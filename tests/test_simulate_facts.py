@@ -26,6 +26,8 @@ from service.storage import EventLog
 from service.storage.facts import new_rows
 from sniff.facts import facts_rows
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = [
     (2, "american", None),
     (3, "american", None),

@@ -24,6 +24,7 @@ def plain_rows(settings: simulate.RunSettings, i: int) -> list[EventRow]:
     return simulate._played(settings, i, players, EventRecorder).rows()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seats", "variant", "round_limit", "bots"),
     [

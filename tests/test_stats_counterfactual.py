@@ -18,6 +18,7 @@ from analysis.stats.tdist import t975
 from sniff import Move, to_record
 from sniff.facts import replayed_rounds
 from sniff.tiles import IS_DOUBLE
+from tests.helpers import need
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -58,6 +59,7 @@ def test_a_gain_for_every_sniff_decision_and_equities_that_add_up() -> None:
     assert match_gains(match, "m", rollouts=20, seed=2) != gains
 
 
+@pytest.mark.slow
 def test_gains_do_not_depend_on_the_workers() -> None:
     matches = [
         (bot_match(s, 20 + s, ("greedy", "random"), round_limit=2), f"m{s}", None)
@@ -78,7 +80,9 @@ def test_clustered_interval_on_a_known_case() -> None:
     assert clustered([("a", 1.0), ("a", 2.0)]) == (1.5, None, None)
 
 
+@pytest.mark.slow
 def test_counterfactual_lines_up_with_the_observed_rows(records: Path, tmp_path: Path) -> None:
+    need("matplotlib", "pip install -e '.[plot]'")
     decisions = tmp_path / "d.csv"
     plot = tmp_path / "t.png"
     code, out, err = run(

@@ -25,6 +25,7 @@ from sniff.facts import (
     match_facts,
 )
 from sniff.tiles import IS_DOUBLE, LOW
+from tests.helpers import example_count
 from tests.test_rules_play import make_deal, run
 
 
@@ -390,7 +391,7 @@ def bot_match(seats: int, seed: int, variant: str) -> Match:
     return play_match(Match(seats, seed=seed, variant=variant, round_limit=12), bots)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=example_count(40), deadline=None)
 @given(
     st.sampled_from([2, 3, 4]),
     st.integers(0, 2**32),

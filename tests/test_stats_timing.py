@@ -118,6 +118,7 @@ def test_hand_log_rounds_facts_are_stats_section_1_rows() -> None:
     assert rows[1]["net"] == [0, 5]
 
 
+@pytest.mark.slow
 def test_filters_select_matches_and_refuse_to_select_nothing() -> None:
     store = hand_store()
     assert sniff_timing(store, Filters(sources=("served",))).selection.matches == 1
@@ -231,6 +232,7 @@ def bot_matches(count: int, seed: int) -> list[tuple[Match, list[str] | None]]:
     return out
 
 
+@pytest.mark.slow
 def test_sql_tables_equal_a_plain_reading_of_stats_md_cell_for_cell() -> None:
     matches = bot_matches(90, 11)
     store = FactsStore.in_memory()
@@ -259,6 +261,7 @@ def test_sql_tables_equal_a_plain_reading_of_stats_md_cell_for_cell() -> None:
             assert g[4] == pytest.approx(high, abs=1e-9), key
 
 
+@pytest.mark.slow
 def test_records_file_gives_the_same_tables_as_the_matches() -> None:
     matches = bot_matches(12, 3)
     lines = [
@@ -353,6 +356,7 @@ def synthetic_store(experiments: int, rounds: int, seed: int) -> FactsStore:
     return store
 
 
+@pytest.mark.slow
 def test_intervals_cover_the_true_mean_about_95_percent_of_the_time() -> None:
     experiments = 600
     result = sniff_timing(synthetic_store(experiments, 12, 2024), Filters())

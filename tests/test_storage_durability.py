@@ -6,10 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+import pytest
+
 from service.storage import EventLog, open_readonly
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,8 +54,7 @@ def test_every_acknowledged_event_survives_a_kill(tmp_path: Path) -> None:
     acknowledged: list[tuple[str, int]] = []
     try:
         assert child.stdout is not None
-        deadline = time.monotonic() + 60
-        while len(acknowledged) < 2000 and time.monotonic() < deadline:
+        while len(acknowledged) < 2000:  # the child writes on until killed
             line = child.stdout.readline()
             if not line:
                 break

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 from click.testing import CliRunner
 
 from analysis.cli.main import cli
@@ -25,6 +26,8 @@ from service.storage.journal import Journal, journal_path
 from sniff import to_record
 from tests.service_helpers import serving
 from tests.test_stats_timing import bot_matches
+
+pytestmark = pytest.mark.slow
 
 IDENTITY = {"match_id", "source", "run", "players"}
 """Columns that say where a match came from, not what happened in it."""

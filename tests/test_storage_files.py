@@ -64,6 +64,7 @@ def big_events(match_id: str, start: int, count: int) -> list[LogEvent]:
     ]
 
 
+@pytest.mark.slow
 def test_every_file_of_the_log_is_private_after_writes_checkpoints_and_restarts(
     tmp_path: Path,
 ) -> None:
@@ -102,6 +103,7 @@ def test_every_file_of_the_log_is_private_after_writes_checkpoints_and_restarts(
     assert_private(db)
 
 
+@pytest.mark.slow
 def test_files_an_older_release_left_readable_are_narrowed_at_open(tmp_path: Path) -> None:
     db = tmp_path / "events.duckdb"
     with EventLog(db) as log:

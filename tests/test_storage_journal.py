@@ -9,6 +9,7 @@ import pytest
 from service.storage import EventLog, LogEvent, open_readonly
 from service.storage.events import to_rows
 from service.storage.journal import Journal, journal_path, read_journal
+from tests.helpers import HANG, wait_until
 
 
 def created(match_id: str) -> LogEvent:
@@ -39,6 +40,7 @@ def test_a_torn_last_line_was_never_acknowledged_and_is_ignored(tmp_path: Path) 
     assert read_journal(path) == rows
 
 
+@pytest.mark.slow
 def test_journal_rows_missing_from_duckdb_are_loaded_at_open(tmp_path: Path) -> None:
     db = tmp_path / "log.duckdb"
     with EventLog(db) as log:
@@ -65,6 +67,7 @@ def test_an_offline_reader_sees_events_left_in_the_journal(tmp_path: Path) -> No
         assert reader.count() == 2
 
 
+@pytest.mark.slow
 def test_reads_through_the_log_see_every_acknowledged_event_at_once(tmp_path: Path) -> None:
     with EventLog(tmp_path / "log.duckdb") as log:
         log.append([created("m")])
@@ -73,10 +76,10 @@ def test_reads_through_the_log_see_every_acknowledged_event_at_once(tmp_path: Pa
             assert log.count() == seq + 1
 
 
+@pytest.mark.slow
 def test_reads_are_not_starved_by_a_steady_stream_of_appends(tmp_path: Path) -> None:
     """Callers hand the lead to each other; the writer must still get its turn to load."""
     import threading
-    import time
 
     with EventLog(tmp_path / "log.duckdb") as log:
         stop = threading.Event()
@@ -96,48 +99,45 @@ def test_reads_are_not_starved_by_a_steady_stream_of_appends(tmp_path: Path) -> 
         for t in threads:
             t.start()
         try:
-            time.sleep(0.2)
-            slowest = 0.0
+            wait_until(lambda: all(a > 1 for a in acked), "every writer appends")
             for _ in range(10):
                 before = sum(acked)
-                t0 = time.monotonic()
                 result: list[int] = []
-                reader = threading.Thread(
-                    target=lambda out=result: out.append(log.count()), daemon=True
-                )
+
+                def read(out: list[int] = result) -> None:
+                    out.append(log.count())
+
+                reader = threading.Thread(target=read, daemon=True)
                 reader.start()
-                reader.join(timeout=10)
-                assert result, "a read waited more than 10 s for the writer's turn"
-                slowest = max(slowest, time.monotonic() - t0)
+                reader.join(timeout=HANG)  # a starved read never returns
+                assert result, "a read never got the writer's turn"
                 assert result[0] >= before  # every event acknowledged before the read is seen
-                time.sleep(0.05)
+
+                def going_on(before: int = before) -> bool:
+                    return sum(acked) > before
+
+                wait_until(going_on, "the writers go on")
         finally:
             stop.set()
             for t in threads:
-                t.join(timeout=30)
-        assert slowest < 5.0
+                t.join(timeout=HANG)
         assert log.count() == sum(acked)
 
 
-def wait_for_empty_journal(db: Path, seconds: float) -> bool:
-    import time
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if journal_path(db).stat().st_size == 0:
-            return True
-        time.sleep(0.01)
-    return False
+def journal_empty(db: Path) -> bool:
+    return journal_path(db).stat().st_size == 0
 
 
+@pytest.mark.slow
 def test_the_backlog_goes_to_duckdb_within_its_time_without_any_read(tmp_path: Path) -> None:
     db = tmp_path / "log.duckdb"
     with EventLog(db) as log:
         log.append([created("m")])
         assert journal_path(db).stat().st_size > 0  # durable in the journal first
-        assert wait_for_empty_journal(db, 10.0), "the timed load never ran"
+        wait_until(lambda: journal_empty(db), "the timed load runs")
 
 
+@pytest.mark.slow
 def test_a_backlog_of_load_rows_goes_to_duckdb_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,7 +149,7 @@ def test_a_backlog_of_load_rows_goes_to_duckdb_at_once(
         log.append([created("m")])
         log.count()
         log.append([action("m", seq) for seq in range(1, 100)])
-        assert not wait_for_empty_journal(db, 0.3)  # small: it waits (for a read)
+        assert not journal_empty(db)  # small: it waits (for a read)
         log.append([action("m", seq) for seq in range(100, 100 + log_module.LOAD_ROWS)])
-        assert wait_for_empty_journal(db, 10.0), "a full backlog was not loaded"
+        wait_until(lambda: journal_empty(db), "a full backlog is loaded")
         assert log.count() == 100 + log_module.LOAD_ROWS

@@ -97,6 +97,7 @@ def test_a_duckdb_file_that_is_not_an_event_log_is_refused(db: Path) -> None:
         EventLog(db)
 
 
+@pytest.mark.slow
 def test_reopening_keeps_the_data_and_each_match_sequence(db: Path) -> None:
     with EventLog(db) as log:
         log.append([created("m"), action("m", 1), action("m", 2)])
@@ -153,6 +154,7 @@ def test_events_read_back_equal_the_events_appended(log: EventLog) -> None:
     assert log.match_ids(unfinished_only=True) == []
 
 
+@pytest.mark.slow
 def test_the_views_unpack_the_detail_fields(log: EventLog) -> None:
     log.append(
         [
@@ -201,6 +203,7 @@ def test_the_views_unpack_the_detail_fields(log: EventLog) -> None:
 # -- group commit --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_eight_threads_appending_at_once_all_land_in_order(log: EventLog) -> None:
     per_thread = 150
     errors: list[BaseException] = []
@@ -360,6 +363,7 @@ def test_a_second_open_in_the_same_process_is_refused(log: EventLog, db: Path) -
         open_readonly(db)
 
 
+@pytest.mark.slow
 def test_a_file_held_by_another_process_is_refused_naming_its_pid(db: Path) -> None:
     with held_by_another_process(db) as pid:
         with pytest.raises(LogLocked) as info:

@@ -102,6 +102,7 @@ def test_version_1_broke_its_matches_view_on_one_bad_row(v1: Path) -> None:
         con.execute("SELECT * FROM matches").fetchall()
 
 
+@pytest.mark.slow
 def test_a_version_1_file_is_migrated_and_keeps_its_columns(v1: Path) -> None:
     with duckdb.connect(str(v1), read_only=True) as con:
         before = shapes(con, [*V1_VIEWS, "events"])
@@ -122,6 +123,7 @@ def test_a_version_1_file_is_migrated_and_keeps_its_columns(v1: Path) -> None:
         assert after[name][: len(columns)] == columns, name
 
 
+@pytest.mark.slow
 def test_every_query_of_version_1_answers_the_same_after_the_migration(v1: Path) -> None:
     queries = [
         "SELECT * FROM deals ORDER BY match_id",
@@ -151,6 +153,7 @@ def _plain(value: object) -> object:
     return value
 
 
+@pytest.mark.slow
 def test_a_journal_left_by_version_1_is_loaded_after_the_migration(v1: Path) -> None:
     journal = Journal(journal_path(v1))
     late = to_rows([LogEvent.match_created("late", seats=2, target=1, seed=1, rules_version="1")])
@@ -163,6 +166,7 @@ def test_a_journal_left_by_version_1_is_loaded_after_the_migration(v1: Path) -> 
         assert late.column("created_at").to_pylist()[0] is not None
 
 
+@pytest.mark.slow
 def test_a_read_only_open_refuses_version_1_and_names_the_upgrade(v1: Path) -> None:
     before = digest(v1)
     with pytest.raises(SchemaVersionError, match="sniff recover"):
@@ -170,6 +174,7 @@ def test_a_read_only_open_refuses_version_1_and_names_the_upgrade(v1: Path) -> N
     assert digest(v1) == before
 
 
+@pytest.mark.slow
 def test_a_migration_that_fails_leaves_the_file_as_it_was(v1: Path) -> None:
     with duckdb.connect(str(v1)) as con:  # a step cannot run: its table already exists
         con.execute("CREATE TABLE match_settings_all (x INTEGER)")

@@ -26,6 +26,8 @@ from sniff import Deal, Phase, Tile
 from tests.storage_helpers import digest
 from tests.test_storage_migration import make_v1
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 V3_KEYS = ("seed_commitment", "seed_salt", "chain_secret", "rounds", "ended_by")
 TOKENS = ("seat-zero-token", "seat-one-token", "seat-two-token", "observer-token")

@@ -24,6 +24,8 @@ from service.storage.journal import Journal, journal_path
 from tests.storage_helpers import created, digest, ended, held_by_another_process
 from tests.test_cli_service import sniff
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Appends one match's events, prints each once acknowledged, then hangs until killed.

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from service.storage import EventLog, Owner, find_owner, owner_path, remove_owner, write_owner
 
 
+@pytest.mark.slow
 def test_advertising_writes_the_sidecar_and_close_removes_it(tmp_path: Path) -> None:
     db = tmp_path / "events.duckdb"
     with EventLog(db) as log:

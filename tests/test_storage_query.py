@@ -264,6 +264,7 @@ def test_a_query_past_its_time_limit_is_cancelled(reads: ReadAccess) -> None:
     assert reads.count() == 4  # the log is still usable
 
 
+@pytest.mark.slow
 def test_a_reader_sees_one_snapshot_while_the_writer_appends(db: Path) -> None:
     with EventLog(db) as log:
         before = log.count()
@@ -276,6 +277,7 @@ def test_a_reader_sees_one_snapshot_while_the_writer_appends(db: Path) -> None:
         assert log.count() == before + 100
 
 
+@pytest.mark.slow
 def test_readers_on_many_threads_see_whole_commits_only(db: Path) -> None:
     with EventLog(db) as log:
         stop = threading.Event()

@@ -21,7 +21,7 @@ from analysis.tournament import (
     report,
     rotations,
 )
-from tests.test_cli_service import Served, served  # noqa: F401 - the fixture
+from tests.service_helpers import Served
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -38,6 +38,7 @@ def test_rotations_put_every_bot_in_every_seat() -> None:
                 assert sorted(r[seat] for r in rots) == sorted(bots)
 
 
+@pytest.mark.slow
 def test_logged_matches_rotate_the_bots_over_identical_deals(tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
     code, out, err = run(
@@ -84,6 +85,7 @@ def test_logged_matches_rotate_the_bots_over_identical_deals(tmp_path: Path) -> 
     assert out.splitlines()[0].startswith("kind,bot,opponent,deals,mean")
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_the_workers() -> None:
     settings = Settings(("greedy", "random"), 4, 5, seed=7, round_limit=3)
     one, table1 = play(settings, workers=1)
@@ -174,8 +176,9 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
     assert not db.exists()
 
 
+@pytest.mark.slow
 def test_a_tournament_goes_through_the_service_that_holds_the_log(
-    served: Served,  # noqa: F811 - the fixture of test_cli_service
+    served: Served,
 ) -> None:
     code, _, err = run(
         "tournament", "--bots", "greedy,random", "--deals", "3", "--round-limit", "1",
