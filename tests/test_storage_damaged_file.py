@@ -1,8 +1,10 @@
 """A log file cut short is refused by every command before a byte is written.
 
 DuckDB opens such a file and reads zeros where its missing blocks were, so a
-query answers wrongly and a writer writes into it; the header's block count
-tells it apart from a whole file.
+query answers wrongly and a writer writes into it; the blocks its metadata
+points at and the count of blocks in use tell it apart from a whole file. A
+whole file is often shorter than its header's block count (DuckDB truncates
+free blocks at the end on close): such files must still open.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from service.storage import DamagedLog, EventLog, LogEvent, open_readonly
+from service.storage.integrity import HEADER_BYTES, check_whole
 
 
 def created(match_id: str) -> LogEvent:
@@ -71,6 +75,25 @@ def test_a_whole_log_still_opens(tmp_path: Path, whole: bytes) -> None:
         assert reader.count() == 20 * 200
     with EventLog(db) as log:
         assert log.count() == 20 * 200
+
+
+def test_a_whole_file_shorter_than_its_header_block_count_still_opens(tmp_path: Path) -> None:
+    """DuckDB truncates the free blocks at a file's end on close but keeps counting them."""
+    db = tmp_path / "shrunk.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE t AS SELECT i, 'x' || i AS s FROM range(2000000) r(i)")
+    con.execute("CHECKPOINT")
+    con.execute("DELETE FROM t WHERE i > 100")
+    con.execute("CHECKPOINT")
+    con.execute("INSERT INTO t SELECT i, 'y' FROM range(10) r(i)")  # left in the WAL
+    con.close()
+    with duckdb.connect(str(db), read_only=True) as ro:
+        block_size, counted = ro.execute(
+            "SELECT block_size, total_blocks FROM pragma_database_size()"
+        ).fetchall()[0]
+        assert db.stat().st_size < HEADER_BYTES + block_size * counted
+        check_whole(ro, db)  # whole: no DamagedLog
+        assert ro.execute("SELECT count(*) FROM t").fetchall() == [(111,)]
 
 
 @pytest.mark.parametrize(

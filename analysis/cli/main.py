@@ -51,7 +51,7 @@ def _exit_if_kernel_choice(e: ImportError) -> None:
     from sniff.errors import KernelChoiceError
 
     if isinstance(e, KernelChoiceError):
-        sys.stderr.write(f"sniff: {e}\n")
+        sys.stderr.write(f"Error: {e}\n")
         sys.exit(2)
 
 

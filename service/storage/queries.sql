@@ -202,8 +202,26 @@ ORDER BY match_id, seq;
 INSERT INTO salvages (journal, damaged_at, loaded, unloadable, match_ids)
 VALUES ($journal, $damaged_at, $loaded, $unloadable, $match_ids);
 
--- name: database_blocks
--- The block size and the number of blocks the open file's header counts (integrity.py).
-SELECT block_size, total_blocks
+-- name: database_blocks_used
+-- The open file's block size and how many of its blocks are in use (integrity.py).
+SELECT block_size, used_blocks
 FROM pragma_database_size()
 WHERE database_name = current_database();
+
+-- name: log_tables
+-- Every table of the open file, qualified, whose blocks integrity.py looks for.
+SELECT schema_name || '.' || table_name
+FROM duckdb_tables()
+WHERE database_name = current_database()
+ORDER BY 1;
+
+-- name: highest_metadata_block
+-- The highest block that holds the open file's metadata (integrity.py).
+SELECT max(block_id)
+FROM pragma_metadata_info();
+
+-- name: highest_table_block
+-- The highest block on disk that holds a column segment of one table (integrity.py).
+SELECT max(greatest(block_id, coalesce(list_max(additional_block_ids), -1)))
+FROM pragma_storage_info(?)
+WHERE persistent;
