@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import threading
 from collections import deque
@@ -42,6 +43,7 @@ from service.match_events import action_events, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
+from service.storage.facts import ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
 from sniff import (
@@ -58,6 +60,7 @@ from sniff import (
 )
 from sniff.dealing import DOMAIN as DEALING
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
+from sniff.facts import FactsRows
 from sniff.rules import RULES_VERSION, winning_seats
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
@@ -79,6 +82,8 @@ MISSING_REMEMBERED = 10_000
 
 OBSERVER = -1
 """The role of the observer token (seats are 0..3)."""
+
+_log = logging.getLogger(__name__)
 
 
 def _digest(token: str) -> str:
@@ -379,8 +384,9 @@ class Hub:
                     f"tile {NAMES[move.tile]} is not in seat {seat}'s hand{where}"
                 ) from None
             events = live.seal(self._action_events(live, outcome))
+            facts = self._ended_facts(live) if outcome.result.match_over else None
             try:
-                self.log.append(events)
+                self.log.append(events, facts)
             except BaseException:
                 self._rebuild(live)
                 raise
@@ -451,6 +457,17 @@ class Hub:
         )
         live.outcomes.append((result.seat, str(move), outcome))
         return outcome
+
+    @staticmethod
+    def _ended_facts(live: LiveMatch) -> FactsRows | None:
+        """The facts of a match that has just ended, made from the match in memory, so the
+        log loads them with its end instead of replaying it under its commit lock. None (the
+        log replays it) if making them fails: the move must not be lost to a facts bug."""
+        try:
+            return ended_match_facts(live.match, live.match_id, live.events[0].event.detail or {})
+        except Exception:
+            _log.exception("match %s: its facts are left to the log's replay", live.match_id)
+            return None
 
     @staticmethod
     def _action_events(live: LiveMatch, outcome: ApplyOutcome) -> list[LogEvent]:

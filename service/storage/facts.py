@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
@@ -253,11 +253,23 @@ def replay_events(
             )
         elif kind == "action":
             match.apply(Move.parse(move))
+    return (match, *facts_identity(settings))
+
+
+def facts_identity(settings: Mapping[str, Any]) -> tuple[list[str] | None, str, str | None]:
+    """The players, source and run a match's facts carry, from its `match_created` detail:
+    the one reading of them, whether the hub makes the facts as the match ends or a replay
+    makes them later."""
     players = settings.get("players")
     source = settings.get("source", "served")
     return (
-        match,
-        players if isinstance(players, list) and len(players) == match.seats else None,
+        players if isinstance(players, list) and len(players) == settings.get("seats") else None,
         source if source in SOURCES else "served",
         settings.get("run_id", settings.get("run")),
     )
+
+
+def ended_match_facts(match: Match, match_id: str, settings: Mapping[str, Any]) -> FactsRows:
+    """The facts rows of a match that has just ended in memory (`EventLog.append(...,
+    facts=)`), so the log need not replay it."""
+    return facts_rows(match, match_id, *facts_identity(settings), out=new_rows())

@@ -61,6 +61,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sniff.facts import FactsRows
+
 from . import _sql
 from .access import ReadAccess
 from .connect import claim, connect, realpath_key, release
@@ -86,7 +88,14 @@ from .events import (
     settings_to_arrow,
     to_rows,
 )
-from .facts import Facts, facts_of, fill_missing_facts, insert_facts, match_ids_of
+from .facts import (
+    Facts,
+    facts_of,
+    fill_missing_facts,
+    insert_facts,
+    match_ids_of,
+    merged_facts,
+)
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
 from .integrity import check_whole
@@ -238,11 +247,13 @@ class ImportLoad:
 
 @dataclass(slots=True)
 class _Batch:
-    """One caller's events, already as rows, and the future that answers it."""
+    """One caller's events, already as rows, the facts of the matches they end (when the
+    caller made them), and the future that answers it."""
 
     events: tuple[LogEvent, ...]
     rows: list[EventRow]
     future: Future[None]
+    facts: FactsRows | None = None
 
 
 class EventLog(ReadAccess):
@@ -335,6 +346,8 @@ class EventLog(ReadAccess):
         self._known: set[str] = known
         """Every match id in the log: a new match may not reuse one."""
         self._backlog: list[EventRow] = []
+        self._backlog_facts: list[FactsRows] = []
+        """The facts callers handed over with the backlog's match ends (loaded with it)."""
         self._backlog_since = 0.0
         self._ended: list[str] = []
         """Matches whose end is in the backlog: forgotten once it is loaded."""
@@ -358,8 +371,12 @@ class EventLog(ReadAccess):
 
     # -- appending -------------------------------------------------------------
 
-    def append(self, events: Sequence[LogEvent]) -> None:
+    def append(self, events: Sequence[LogEvent], facts: FactsRows | None = None) -> None:
         """Append events in the next group commit; return once they are durable.
+
+        `facts`: the facts rows (`sniff.facts.facts_rows`) of the matches these events end,
+        made by the caller, who has the match in memory; they go into DuckDB with the
+        events. A match that ends without them is replayed when its events are loaded.
 
         Raises why this batch was kept out, whole: DuplicateEvent or
         SequenceGap (the events do not continue their match's sequence),
@@ -368,12 +385,12 @@ class EventLog(ReadAccess):
         log cannot hold. Events of one match must be appended in order (the
         service appends a match's events while holding that match's lock).
         """
-        future = self._enqueue(events)
+        future = self._enqueue(events, facts)
         if self._commit_lock.acquire(blocking=False):
             self._commit_queued()  # nobody else is committing: this thread does
         future.result()
 
-    def _enqueue(self, events: Iterable[LogEvent]) -> Future[None]:
+    def _enqueue(self, events: Iterable[LogEvent], facts: FactsRows | None = None) -> Future[None]:
         batch = tuple(events)
         rows = to_rows(batch)
         future: Future[None] = Future()
@@ -381,7 +398,7 @@ class EventLog(ReadAccess):
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")
             if batch:
-                self._queue.append(_Batch(batch, rows, future))
+                self._queue.append(_Batch(batch, rows, future, facts))
         if not batch:
             future.set_result(None)
         return future
@@ -487,6 +504,7 @@ class EventLog(ReadAccess):
         if not self._backlog:
             self._backlog_since = time.monotonic()
         self._backlog.extend(rows)
+        self._backlog_facts.extend(batch.facts for batch in accepted if batch.facts is not None)
         self._next_seq.update(staged)
         self._known.update(staged)
         # A finished match takes no more events in the normal course; forgetting
@@ -549,7 +567,7 @@ class EventLog(ReadAccess):
             return
         try:
             with owner_only():  # the commit may create a new WAL
-                _insert(self._wcur, self._backlog)
+                _insert(self._wcur, self._backlog, self._backlog_facts)
         except _INSERT_ERRORS as exc:
             _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
             self._load_error = exc
@@ -557,6 +575,7 @@ class EventLog(ReadAccess):
             return
         self._load_error = None
         self._backlog = []  # DuckDB holds it now: never insert it again
+        self._backlog_facts = []
         for match_id in self._ended:
             self._next_seq.pop(match_id, None)
         self._ended = []
@@ -754,12 +773,14 @@ def _failure(what: str, exc: BaseException | None) -> StorageError:
     return error
 
 
-def _insert(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
-    """One transaction: the rows, the settings of the matches they create, the results of
-    those they end, and the mark of those they deal to explicitly."""
+def _insert(
+    cursor: duckdb.DuckDBPyConnection, rows: list[EventRow], facts: Sequence[FactsRows] = ()
+) -> None:
+    """One transaction: the rows, the settings of the matches they create, the results and
+    facts of those they end, and the mark of those they deal to explicitly."""
     cursor.execute("BEGIN TRANSACTION")
     try:
-        insert_rows(cursor, rows)
+        insert_rows(cursor, rows, merged_facts(facts) if facts else None)
         cursor.execute("COMMIT")
     except BaseException:
         with suppress(duckdb.Error):
@@ -767,8 +788,13 @@ def _insert(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
         raise
 
 
-def insert_rows(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None:
-    """Insert event rows and what they make of the typed tables, in the caller's transaction."""
+def insert_rows(
+    cursor: duckdb.DuckDBPyConnection, rows: list[EventRow], facts: Facts | None = None
+) -> None:
+    """Insert event rows and what they make of the typed tables, in the caller's transaction.
+
+    The facts of the matches the rows end are `facts`' rows; only those `facts` lacks
+    are replayed here (a journal loaded after a crash, a caller that made none)."""
     settings = settings_rows(rows)
     results = result_rows(rows)
     explicit = explicitly_dealt(rows)
@@ -791,7 +817,7 @@ def insert_rows(cursor: duckdb.DuckDBPyConnection, rows: list[EventRow]) -> None
     if explicit:
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
     if results:
-        fill_missing_facts(cursor, [r[0] for r in results])
+        _insert_facts(cursor, [r[0] for r in results], facts)
 
 
 def _table_rows(table: pa.Table) -> list[EventRow]:
@@ -843,12 +869,20 @@ def _insert_table(
         )
     if explicit:
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
+    if results:
+        _insert_facts(cursor, [r[0] for r in results], facts)
+
+
+def _insert_facts(
+    cursor: duckdb.DuckDBPyConnection, ended: Sequence[str], facts: Facts | None
+) -> None:
+    """The facts of the matches `ended`: `facts`' rows where given, a replay for the rest."""
     given: set[str] = set()
     if facts is not None:
-        facts = facts_of(facts, {r[0] for r in results})
+        facts = facts_of(facts, set(ended))
         insert_facts(cursor, facts)
         given = set(match_ids_of(facts))
-    lacking = [r[0] for r in results if r[0] not in given]
+    lacking = [m for m in ended if m not in given]
     if lacking:
         fill_missing_facts(cursor, lacking)
 
