@@ -1,14 +1,17 @@
 """The facts of finished matches, stored in the log with their events (docs/schema.md, Facts).
 
-The facts the Sniff-timing statistics need (`sniff.facts`) are computed by the
-engine once, by replaying a finished match, and written to `match_facts`, `round_facts`
-and `sniff_decisions` in the same DuckDB transaction as the match's `match_ended` event:
+The facts the Sniff-timing statistics need (`sniff.facts`) are computed once, where the
+match is played, and written to `match_facts`, `round_facts` and `sniff_decisions` in the
+same DuckDB transaction as the match's `match_ended` event:
 
-- the service's log: when the writer loads a batch that ends matches (`EventLog`), and at
-  open for every finished match that lacks them (a journal loaded after a crash, a file
-  migrated from version 3); so a finished match in DuckDB always has its facts;
+- the service: the hub makes them from the match in memory as it ends
+  (`ended_match_facts`) and hands them to `EventLog.append` with the events, so the log's
+  writer replays nothing under its commit lock;
 - `sniff import` and other bulk writers (`sniff simulate`): `EventLog.import_matches` with
-  the facts rows they already made while replaying, or, without them, by a replay here.
+  the facts rows they already made while playing or replaying;
+- only what arrives without them is replayed here: a journal loaded after a crash (the
+  journal holds events, not facts), a file migrated from version 3, a caller that made
+  none; so a finished match in DuckDB always has its facts.
 
 `insert_facts` writes rows a caller made; `fill_missing_facts` replays what lacks them.
 """
