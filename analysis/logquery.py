@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+    from service.storage.facts import Facts
 
 T = TypeVar("T")
 
@@ -429,28 +430,50 @@ IMPORT_CHUNK_BYTES = 1 << 20
 """Bytes of Arrow IPC per ImportMatches message (the service's bound)."""
 
 
-def import_through_service(
-    owner: Owner, table: pa.Table, *, tls_ca: str | None = None, timeout: float | None = None
-) -> pb.ImportMatchesResponse:
-    """Send whole matches' events to the service that holds the log (ImportMatches)."""
+def _ipc_stream(table: pa.Table) -> bytes:
+    """A table as the bytes of one Arrow IPC stream."""
     import pyarrow as pa
-
-    from analysis.remote import channel
-    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-    from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 
     sink = io.BytesIO()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table, max_chunksize=8192)
-    data = sink.getvalue()
+    return sink.getvalue()
+
+
+def import_through_service(
+    owner: Owner,
+    table: pa.Table,
+    *,
+    facts: Facts | None = None,
+    tls_ca: str | None = None,
+    timeout: float | None = None,
+) -> pb.ImportMatchesResponse:
+    """Send whole matches' events to the service that holds the log (ImportMatches), with
+    the facts the caller made for them (the service replays the matches it gets none for).
+
+    Each message carries at most IMPORT_CHUNK_BYTES of one stream: the events first, then
+    each facts table."""
+    from analysis.remote import channel
+    from service.rpc.bounds import FACTS_FIELDS
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+    from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+    from service.storage.facts import FactsTables, facts_tables
+
+    streams = [("arrow_ipc", _ipc_stream(table))]
+    if facts is not None:
+        given = facts if isinstance(facts, FactsTables) else facts_tables(facts)
+        parts = (given.matches, given.rounds, given.decisions)
+        streams += [
+            (n, _ipc_stream(t)) for n, t in zip(FACTS_FIELDS, parts, strict=True) if t.num_rows
+        ]
 
     def requests() -> Iterator[pb.ImportMatchesRequest]:
         token = owner.query_token or ""
-        for start in range(0, max(len(data), 1), IMPORT_CHUNK_BYTES):
-            yield pb.ImportMatchesRequest(
-                token=token, arrow_ipc=data[start : start + IMPORT_CHUNK_BYTES]
-            )
-            token = ""
+        for name, data in streams:
+            for start in range(0, max(len(data), 1), IMPORT_CHUNK_BYTES):
+                chunk: dict[str, Any] = {name: data[start : start + IMPORT_CHUNK_BYTES]}
+                yield pb.ImportMatchesRequest(token=token, **chunk)
+                token = ""
 
     with channel(owner.address, tls_ca) as chan:
         stub = sniff_pb2_grpc.SniffServiceStub(chan)

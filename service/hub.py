@@ -43,7 +43,7 @@ from service.match_events import action_events, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
-from service.storage.facts import ended_match_facts
+from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
 from sniff import (
@@ -511,8 +511,9 @@ class Hub:
             raise NotYourTurn(f"it is seat {v.turn}'s turn, not seat {v.viewer}'s")
         return v
 
-    def import_matches(self, table: pa.Table) -> Imported:
-        """Whole finished matches a client sent (ImportMatches), checked, added at once.
+    def import_matches(self, table: pa.Table, facts: FactsTables | None = None) -> Imported:
+        """Whole finished matches a client sent (ImportMatches), checked, added at once, with
+        the facts the client made for them (the log replays the matches it sent none for).
 
         Values the log cannot store (a column of another type, a number out of
         its range) are the client's fault like a broken chain: BadImport.
@@ -520,7 +521,7 @@ class Hub:
         import pyarrow as pa
 
         try:
-            return self.log.import_matches(table, verify=True)
+            return self.log.import_matches(table, verify=True, facts=facts)
         except (TypeError, ValueError, pa.ArrowException) as exc:
             raise BadImport(f"the events cannot be stored: {exc}") from None
 

@@ -376,3 +376,77 @@ def test_export_meets_bad_input_with_one_line_and_exit_2(
     assert message in done.output
     assert len(done.output.strip().splitlines()) == 1
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_the_import_rpc_stores_the_facts_the_client_made_and_replays_only_the_rest(
+    recorded: Path, tmp_path: Path
+) -> None:
+    from analysis.importer import prepare
+    from service.storage import open_readonly
+    from service.storage.facts import TABLES, FactsTables, facts_tables, match_ids_of
+
+    prepared = prepare(recorded.read_bytes().splitlines(keepends=True), source="x")
+    table = prepared.table().drop_columns(["logged_at"])
+    made = prepared.facts()
+    given = made if isinstance(made, FactsTables) else facts_tables(made)
+    ids = match_ids_of(given)
+    # One match's facts are marked (a value a replay never makes), one match gets none:
+    # the service must store the first as sent and replay only the second.
+    marked, left_out = ids[0], ids[1]
+    rounds = given.rounds.to_pylist()
+    for row in rounds:
+        if row["match_id"] == marked:
+            row["leader"] = 99
+    sent = FactsTables(
+        *(
+            pa.Table.from_pylist(
+                [r for r in part.to_pylist() if r["match_id"] != left_out], schema=part.schema
+            )
+            for part in (
+                given.matches,
+                pa.Table.from_pylist(rounds, schema=given.rounds.schema),
+                given.decisions,
+            )
+        )
+    )
+    db = tmp_path / "served.duckdb"
+    server = ServerProcess(db, tmp_path).start()
+    try:
+        owner = find_owner(db)
+        assert owner is not None
+        with grpc.insecure_channel(owner.address) as channel:
+            stub = sniff_pb2_grpc.SniffServiceStub(channel)
+            data = _ipc(table)
+            junk = pb.ImportMatchesRequest(token=owner.query_token, round_facts_arrow_ipc=b"x")
+            chunks = [
+                pb.ImportMatchesRequest(arrow_ipc=data[at : at + (1 << 20)])
+                for at in range(0, len(data), 1 << 20)
+            ]
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ImportMatches(iter([junk, *chunks]))
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "round_facts_arrow_ipc" in (refused.value.details() or "")
+        reply = import_through_service(owner, table, facts=sent)
+        assert len(reply.imported_match_ids) == 24
+    finally:
+        server.close()
+    with open_readonly(db) as reader:
+        stored = {t: reader.query(f"SELECT * FROM {t}").to_pylist() for t in TABLES}
+    assert len(stored["match_facts"]) == 24
+    leaders = {r["leader"] for r in stored["round_facts"] if r["match_id"] == marked}
+    assert leaders == {99}, "the facts sent are stored as sent, not replayed"
+    replayed = [r for r in stored["round_facts"] if r["match_id"] == left_out]
+    expected = [r for r in given.rounds.to_pylist() if r["match_id"] == left_out]
+    key = ("round",)
+
+    def by_round(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return sorted(rows, key=lambda r: tuple(r[k] for k in key))
+
+    assert by_round(replayed) == by_round(expected), "a match sent without facts is replayed"
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())

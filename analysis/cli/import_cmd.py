@@ -201,7 +201,7 @@ def load_events(
     db_path: str, table: pa.Table, tls_ca: str | None, facts: Facts | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Write the rows through the service that holds the log, or into the file itself, with
-    the matches' facts in the same transaction (a service replays them itself)."""
+    the matches' facts in the same transaction (through a service too)."""
     from analysis.logquery import import_through_service
     from service.storage import EventLog, LogLocked, StorageError, find_owner
 
@@ -210,7 +210,7 @@ def load_events(
         if owner is not None:
             try:
                 reply = import_through_service(
-                    owner, table.drop_columns(["logged_at"]), tls_ca=tls_ca
+                    owner, table.drop_columns(["logged_at"]), facts=facts, tls_ca=tls_ca
                 )
             except Exception as e:  # the service's refusal
                 details = getattr(e, "details", None)

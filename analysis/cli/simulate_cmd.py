@@ -106,7 +106,7 @@ class _Sink:
             from analysis.logquery import import_through_service
 
             import_through_service(
-                self.owner, table.drop_columns(["logged_at"]), tls_ca=self.tls_ca
+                self.owner, table.drop_columns(["logged_at"]), facts=facts, tls_ca=self.tls_ca
             )
         except StorageError as e:
             raise Misuse(db_error_line(self.db_path, e)) from None

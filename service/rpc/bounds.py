@@ -45,7 +45,7 @@ MAX_PARAMETER_LENGTH: Final = 10_000
 """Characters of one text parameter of a Query."""
 
 MAX_IMPORT_CHUNK: Final = 1 << 20
-"""Bytes of one ImportMatches message's `arrow_ipc`."""
+"""Bytes of one ImportMatches message's `arrow_ipc` and facts fields together."""
 MAX_IMPORT_BYTES: Final = 1 << 30
 """Bytes of one ImportMatches call: some two million events."""
 
@@ -173,12 +173,26 @@ def query(request: pb.QueryRequest) -> None:
             raise _refuse(f"parameters[{i}]", f"longer than {MAX_PARAMETER_LENGTH:,} characters")
 
 
-def import_chunk(request: pb.ImportMatchesRequest, received: int) -> None:
-    """One message of an import, after `received` bytes of the call's earlier messages."""
-    if len(request.arrow_ipc) > MAX_IMPORT_CHUNK:
-        raise _refuse("arrow_ipc", f"more than {MAX_IMPORT_CHUNK:,} bytes")
-    if received + len(request.arrow_ipc) > MAX_IMPORT_BYTES:
+FACTS_FIELDS: Final = (
+    "match_facts_arrow_ipc",
+    "round_facts_arrow_ipc",
+    "sniff_decisions_arrow_ipc",
+)
+"""ImportMatches' facts fields, in the order of the facts tables."""
+IMPORT_FIELDS: Final = ("arrow_ipc", *FACTS_FIELDS)
+"""The byte fields of an ImportMatches message: the events, then the three facts tables."""
+
+
+def import_chunk(request: pb.ImportMatchesRequest, received: int) -> int:
+    """One message of an import, after `received` bytes of the call's earlier messages; the
+    bytes it brings."""
+    size = sum(len(getattr(request, name)) for name in IMPORT_FIELDS)
+    if size > MAX_IMPORT_CHUNK:
+        name = "arrow_ipc" if len(request.arrow_ipc) == size else "the message"
+        raise _refuse(name, f"more than {MAX_IMPORT_CHUNK:,} bytes")
+    if received + size > MAX_IMPORT_BYTES:
         raise LimitReached("import_bytes", f"an import holds at most {MAX_IMPORT_BYTES:,} bytes")
+    return size
 
 
 # -- analyses ---------------------------------------------------------------------------

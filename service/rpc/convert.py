@@ -9,11 +9,12 @@ import pyarrow as pa
 
 from service.errors import BadArgument
 from service.hub import OBSERVER, ApplyOutcome, Created, Logged, Proof
-from service.rpc.bounds import MAX_ANALYSIS_MILLIS
+from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.query_stream import QueryValue
 from service.storage.chain import MatchSecrets
 from service.storage.events import COLUMNS, arrow_schema
+from service.storage.facts import FACTS_SCHEMAS, FactsTables
 from sniff import (
     CountedEnd,
     Deal,
@@ -514,6 +515,30 @@ def events_table(data: bytes) -> pa.Table:
         arrow_schema().field("logged_at"),
         pa.nulls(table.num_rows, pa.timestamp("us", tz="UTC")),
     )
+
+
+def facts_tables(*streams: bytes) -> FactsTables | None:
+    """ImportMatches' three facts streams (match_facts, round_facts, sniff_decisions) as
+    tables in the log's facts columns; None when the client sent none."""
+    if not any(streams):
+        return None
+    tables = []
+    for name, data, schema in zip(FACTS_FIELDS, streams, FACTS_SCHEMAS, strict=True):
+        if not data:
+            tables.append(schema.empty_table())
+            continue
+        try:
+            table = pa.ipc.open_stream(data).read_all()
+        except (pa.ArrowException, ValueError) as exc:
+            raise BadArgument(name, f"{name}: not an Arrow IPC stream ({exc})") from None
+        missing = [column for column in schema.names if column not in table.column_names]
+        if missing:
+            raise BadArgument(name, f"{name}: the rows lack the column {missing[0]}")
+        try:
+            tables.append(table.select(schema.names).cast(schema))
+        except (pa.ArrowException, ValueError) as exc:
+            raise BadArgument(name, f"{name}: {exc}") from None
+    return FactsTables(*tables)
 
 
 def deal_from_pb(msg: pb.Deal) -> Deal:

@@ -246,28 +246,37 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
     async def ImportMatches(
         self, requests: AsyncIterator[pb.ImportMatchesRequest], context: Context
     ) -> pb.ImportMatchesResponse:
-        data = bytearray()
+        data = {name: bytearray() for name in bounds.IMPORT_FIELDS}
+        received = 0
         first = True
         async for request in requests:
             if first:
                 first = False
                 self._check_query_token(request.token, "an import")
-            bounds.import_chunk(request, len(data))
-            data += request.arrow_ipc
+            received += bounds.import_chunk(request, received)
+            for name, into in data.items():
+                into += getattr(request, name)
         if first:
             raise BadArgument("arrow_ipc", "arrow_ipc: the call sent no message")
         if self._closing:
             raise ServiceStopping("the service is stopping: try again once it is back")
-        done = await self._blocking(self._import, bytes(data))
+        done = await self._blocking(self._import, {k: bytes(v) for k, v in data.items()})
         return pb.ImportMatchesResponse(
             imported_match_ids=list(done.imported),
             present_match_ids=list(done.present),
             events=done.events,
         )
 
-    def _import(self, data: bytes) -> Imported:
+    def _import(self, data: dict[str, bytes]) -> Imported:
         """Decode and import in one hub thread: both are seconds of work for a big import."""
-        return self.hub.import_matches(convert.events_table(data))
+        return self.hub.import_matches(
+            convert.events_table(data["arrow_ipc"]),
+            convert.facts_tables(
+                data["match_facts_arrow_ipc"],
+                data["round_facts_arrow_ipc"],
+                data["sniff_decisions_arrow_ipc"],
+            ),
+        )
 
     @streaming
     async def Query(

@@ -644,12 +644,18 @@ class QueryResponse(_message.Message):
     def __init__(self, arrow_ipc: _Optional[bytes] = ...) -> None: ...
 
 class ImportMatchesRequest(_message.Message):
-    __slots__ = ("token", "arrow_ipc")
+    __slots__ = ("token", "arrow_ipc", "match_facts_arrow_ipc", "round_facts_arrow_ipc", "sniff_decisions_arrow_ipc")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FACTS_ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FACTS_ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    SNIFF_DECISIONS_ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
     token: str
     arrow_ipc: bytes
-    def __init__(self, token: _Optional[str] = ..., arrow_ipc: _Optional[bytes] = ...) -> None: ...
+    match_facts_arrow_ipc: bytes
+    round_facts_arrow_ipc: bytes
+    sniff_decisions_arrow_ipc: bytes
+    def __init__(self, token: _Optional[str] = ..., arrow_ipc: _Optional[bytes] = ..., match_facts_arrow_ipc: _Optional[bytes] = ..., round_facts_arrow_ipc: _Optional[bytes] = ..., sniff_decisions_arrow_ipc: _Optional[bytes] = ...) -> None: ...
 
 class ImportMatchesResponse(_message.Message):
     __slots__ = ("imported_match_ids", "present_match_ids", "events")

@@ -242,9 +242,9 @@ class SniffServiceServicer:
         its match_created to its match_ended, with an intact hash chain under
         the secret its end reveals (docs/chain.md). A match whose id the log
         already holds is left as it is and reported in `present_match_ids`.
-        `sniff import` audits the records and builds these events; the service
-        checks their form and their chain, and `sniff audit` replays them like
-        any other match.
+        `sniff import` audits the records and builds these events (and, if it
+        sends them, their facts); the service checks their form and their chain,
+        and `sniff audit` replays them like any other match.
 
         Like Query, it needs the service's query token (in the first message):
         whoever may read the log file may import into it. Errors:
