@@ -148,3 +148,25 @@ def test_a_result_read_to_its_end_has_freed_its_place(svc: Service) -> None:
             batches = source.batches("SELECT range AS i FROM range(1000)")
             assert sum(batch.num_rows for batch in batches) == 1000
         assert running_queries(svc) == 0
+
+
+@pytest.mark.parametrize("rows", [1, 300_000])
+def test_a_query_gives_its_place_back_before_its_caller_has_the_last_chunk(
+    svc: Service, rows: int
+) -> None:
+    """A caller that queries again at once must never find its own finished query still
+    counted as running (RESOURCE_EXHAUSTED with MAX_RUNNING_QUERIES sequential callers)."""
+    request = pb.QueryRequest(
+        sql=f"SELECT range AS i, 'x' || range AS s FROM range({rows})",
+        token=svc.stub.query_token,
+    )
+    end_of_stream = b"\xff\xff\xff\xff\x00\x00\x00\x00"  # Arrow IPC's end marker
+    for _ in range(query_stream.MAX_RUNNING_QUERIES + 2):
+        chunks = []
+        for reply in svc.stub.Query(request):
+            chunks.append(reply.arrow_ipc)
+            if reply.arrow_ipc.endswith(end_of_stream):
+                # The last chunk, before the call's status: the place is already free.
+                assert running_queries(svc) == 0
+        assert chunks[-1].endswith(end_of_stream)
+        assert pa.ipc.open_stream(b"".join(chunks)).read_all().num_rows == rows

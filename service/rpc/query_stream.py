@@ -53,11 +53,10 @@ QueryValue = str | int | float | bool | None
 """A bound parameter's value."""
 
 
-class _End:
-    """The producer's last item: the result is complete."""
-
-
-_END: Final = _End()
+class _Last(bytes):
+    """The producer's last chunk, handed over once its DuckDB work is over: the query's
+    place is given back before the caller has the end of the result, so a caller that
+    queries again at once never finds its own finished query still counted as running."""
 
 
 class QueryStreams:
@@ -115,24 +114,27 @@ class QueryStreams:
         most `QUERY_CHUNKS_AHEAD` chunks ahead.
         """
         loop = asyncio.get_running_loop()
-        chunks: asyncio.Queue[bytes | _End | BaseException] = asyncio.Queue()
+        chunks: asyncio.Queue[bytes | BaseException] = asyncio.Queue()
         credits = threading.Semaphore(QUERY_CHUNKS_AHEAD)
         stop = threading.Event()
         interrupt = QueryInterrupt()
         timed_out = False
 
-        def put(item: bytes | _End | BaseException) -> None:
+        def put(item: bytes | BaseException) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 loop.call_soon_threadsafe(chunks.put_nowait, item)
 
         def produce() -> None:
             try:
+                held_back: bytes | None = None  # each chunk waits for the next, or the end
                 for chunk in self._ipc_chunks(sql, params, interrupt):
-                    credits.acquire()
-                    if stop.is_set():
-                        return
-                    put(chunk)
-                put(_END)
+                    if held_back is not None:
+                        credits.acquire()
+                        if stop.is_set():
+                            return
+                        put(held_back)
+                    held_back = chunk
+                put(_Last(held_back or b""))  # the chunks' generator has closed its cursor
             except BaseException as exc:
                 put(exc)
 
@@ -162,12 +164,14 @@ class QueryStreams:
             while True:
                 item = await chunks.get()
                 credits.release()
+                if isinstance(item, _Last):
+                    release()  # the producer has ended its DuckDB work; its thread returns
+                    yield bytes(item)
+                    return
                 if isinstance(item, bytes):
                     yield item
                     continue
-                release()  # the producer has ended its DuckDB work; its thread returns
-                if isinstance(item, _End):
-                    return
+                release()
                 if timed_out:
                     raise QueryTimedOut(
                         f"the query ran past its time limit ({seconds:.3g} s; the service "
