@@ -795,9 +795,6 @@ def insert_rows(
 
     The facts of the matches the rows end are `facts`' rows; only those `facts` lacks
     are replayed here (a journal loaded after a crash, a caller that made none)."""
-    settings = settings_rows(rows)
-    results = result_rows(rows)
-    explicit = explicitly_dealt(rows)
     if len(rows) < ARROW_MIN_ROWS:
         appender = cursor.appender("events_all", columns=list(COLUMNS))
         try:
@@ -808,16 +805,7 @@ def insert_rows(
             raise
     else:
         _insert_arrow(cursor, "insert_pending_events", "_pending_events", rows_to_arrow(rows))
-    if settings:
-        table = settings_to_arrow(settings)
-        _insert_arrow(cursor, "insert_pending_settings", "_pending_settings", table)
-    if results:
-        table = results_to_arrow(results)
-        _insert_arrow(cursor, "insert_pending_results", "_pending_results", table)
-    if explicit:
-        cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
-    if results:
-        _insert_facts(cursor, [r[0] for r in results], facts)
+    _insert_typed(cursor, rows, explicitly_dealt(rows), facts)
 
 
 def _table_rows(table: pa.Table) -> list[EventRow]:
@@ -856,9 +844,21 @@ def _insert_table(
     """In the caller's transaction: the events of `table` (logged_at set) and what they
     make of the typed tables. The typed rows come from the few events that make them; the
     facts of the finished matches are `facts`' rows, replayed for those `facts` lacks."""
-    typed = _table_rows(table.filter(pc.is_in(table.column("kind"), _TYPED_KINDS)))
-    settings, results, explicit = settings_rows(typed), result_rows(typed), _explicit_deals(table)
     _insert_arrow(cursor, "insert_pending_events", "_pending_events", table)
+    typed = _table_rows(table.filter(pc.is_in(table.column("kind"), _TYPED_KINDS)))
+    _insert_typed(cursor, typed, _explicit_deals(table), facts)
+
+
+def _insert_typed(
+    cursor: duckdb.DuckDBPyConnection,
+    typed: Sequence[EventRow],
+    explicit: list[str],
+    facts: Facts | None,
+) -> None:
+    """What events make of the typed tables, from the rows among them that make any (their
+    creations and ends), the matches dealt to explicitly, and the facts of those they end:
+    one derivation, whether the events came as rows or as an Arrow table."""
+    settings, results = settings_rows(typed), result_rows(typed)
     if settings:
         _insert_arrow(
             cursor, "insert_pending_settings", "_pending_settings", settings_to_arrow(settings)
