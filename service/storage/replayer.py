@@ -1,0 +1,675 @@
+"""A match's logged events turned back into engine play: the one replay of the event log.
+
+Recovery (service/hub.py), the log audit (analysis/logaudit.py) and the facts
+tables (service/storage/facts.py) all rebuild a match from its events. They
+used to do it in loops of their own, which began to disagree about when a
+deal is made again from the seed and what counts as a disagreement; this
+module is now the only place that knows how a `match_created` detail becomes
+a `Match`, when a deal is re-made from the seed and when it is taken as
+logged, how a logged move is applied, and which logged figures must equal
+the engine's.
+
+It lives in service/storage, beside `events.py`, because it needs nothing but
+the log's records and the engine: the storage layer's facts replay with it,
+and service/storage imports nothing from the rest of the service.
+
+`replay` yields one typed step per event, each with the engine's result.
+Every disagreement is a `ReplayMismatch` subclass, carrying the audit's
+problem kind and text (docs/audit.md) and the index of the event it
+concerns. A strict caller gives no `on_mismatch` and gets the first one
+raised; a reporting caller gives a callback that receives each one, and
+the replay goes on after it unless the mismatch is `fatal` (the rest of the
+match then cannot be replayed meaningfully, and the replay stops there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple, Protocol
+
+from sniff import (
+    TILES,
+    ActionResult,
+    BadDeal,
+    Deal,
+    IllegalMove,
+    Match,
+    Move,
+    NotationError,
+    Phase,
+    Tile,
+    UnknownVariant,
+)
+from sniff.dealing import DOMAIN as DEALING
+from sniff.match import RoundEnd
+from sniff.moves import MOVES_BY_TEXT
+
+DEALING_VERSION: Final = DEALING.decode()
+"""Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
+
+
+class ReplayEvent(Protocol):
+    """What the replay reads of an event: a `LogEvent`, or a `RowEvent` made from a row."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def round(self) -> int | None: ...
+    @property
+    def action_index(self) -> int | None: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def move(self) -> str | None: ...
+    @property
+    def drawn(self) -> str | None: ...
+    @property
+    def points(self) -> int | None: ...
+    @property
+    def ends_sum(self) -> int | None: ...
+    @property
+    def detail(self) -> Mapping[str, Any] | None: ...
+
+
+class RowEvent(NamedTuple):
+    """An event read as a row (its detail already parsed), for callers that never make a
+    `LogEvent`: one checks its fields on construction, which a log being audited may fail."""
+
+    seq: int
+    kind: str
+    round: int | None
+    action_index: int | None
+    seat: int | None
+    move: str | None
+    drawn: str | None
+    points: int | None
+    ends_sum: int | None
+    detail: Mapping[str, Any] | None
+
+
+# -- disagreements -----------------------------------------------------------------------
+
+
+class ReplayMismatch(Exception):
+    """The log and the engine disagree about one event.
+
+    `kind` and the message are the audit's problem kind and text (docs/audit.md);
+    `index` is the event's position in the events replayed. `whole_round`: it concerns
+    the round, not the action the event is (an audit reports no action index);
+    `match_level`: it concerns the match as a whole (an audit reports no event).
+    """
+
+    fatal: bool = False
+    """After it the rest of the match cannot be replayed: the replay stops."""
+
+    def __init__(
+        self,
+        index: int,
+        event: ReplayEvent | None,
+        kind: str,
+        reason: str,
+        *,
+        whole_round: bool = False,
+        match_level: bool = False,
+        fatal: bool | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.index = index
+        self.event = event
+        self.kind = kind
+        self.reason = reason
+        self.whole_round = whole_round
+        self.match_level = match_level
+        if fatal is not None:
+            self.fatal = fatal
+
+
+class Unreadable(ReplayMismatch):
+    """The settings, a deal or a move cannot be read."""
+
+    fatal = True
+
+
+class OutOfPlace(ReplayMismatch):
+    """An event the match's state has no place for, or numbered or seated otherwise."""
+
+
+class Refused(ReplayMismatch):
+    """The engine refuses a logged deal or move."""
+
+    fatal = True
+
+
+class DealMismatch(ReplayMismatch):
+    """A seeded deal the seed makes otherwise, or a leader chosen otherwise."""
+
+
+class ActionMismatch(ReplayMismatch):
+    """An action whose logged points, ends sum or drawn tile are not the engine's."""
+
+    def __init__(
+        self,
+        index: int,
+        event: ReplayEvent,
+        field: str,
+        logged: object,
+        actual: object,
+        reason: str,
+    ) -> None:
+        super().__init__(index, event, field, reason)
+        self.field = field
+        self.logged = logged
+        self.actual = actual
+
+
+class RoundEndMismatch(ReplayMismatch):
+    """A round end logged where the round did not end, missing, or with other figures."""
+
+
+class MatchEndMismatch(ReplayMismatch):
+    """A match end logged where the match is not over, missing, or with another result."""
+
+
+# -- steps -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """The match as its creation sets it up. `seed` is the one its deals are checked
+    against (None without one); `seeded`: its deals are re-made from it."""
+
+    index: int
+    event: ReplayEvent
+    match: Match
+    seed: int | None
+    seeded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    index: int
+    event: ReplayEvent
+    deal: Deal
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    """An applied action: `round_index` and `action_index` are where it was applied."""
+
+    index: int
+    event: ReplayEvent
+    move: Move
+    result: ActionResult
+    round_index: int
+    action_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    """A logged round end; `end` is the engine's (None when the round did not end there)."""
+
+    index: int
+    event: ReplayEvent
+    end: RoundEnd | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    index: int
+    event: ReplayEvent
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """An event the replay passes over (a second creation, a kind it does not know): the
+    log's sequence checks report it."""
+
+    index: int
+    event: ReplayEvent
+
+
+Step = Created | Dealt | Acted | RoundEnded | MatchEnded | Passed
+
+
+# -- reading logged values ---------------------------------------------------------------
+
+_TILES_BY_NAME: Final = {str(t): t for t in TILES}
+
+
+def logged_tile(text: object) -> Tile:
+    """A tile from the log's notation (canonical there; any other form the slow way)."""
+    found = _TILES_BY_NAME.get(text) if isinstance(text, str) else None
+    # Tile.parse refuses a value that is not text with its own error, as the audit wants.
+    return found if found is not None else Tile.parse(text)  # type: ignore[arg-type]
+
+
+def logged_move(text: str | None) -> Move:
+    """A logged move (RECORD.md notation); NotationError for text that is not one."""
+    return MOVES_BY_TEXT.get(text) or Move.parse(text)  # type: ignore[arg-type]
+
+
+def logged_deal(detail: Mapping[str, Any]) -> Deal:
+    """The deal a round_dealt detail holds (KeyError, TypeError, NotationError if none)."""
+    return Deal(
+        tuple(tuple(logged_tile(t) for t in hand) for hand in detail["hands"]),
+        tuple(logged_tile(t) for t in detail["boneyard"]),
+        detail["leader"],
+    )
+
+
+def new_match(settings: Mapping[str, Any]) -> Match:
+    """The match a match_created detail sets up, undealt (KeyError, TypeError, ValueError or
+    UnknownVariant for settings it cannot take)."""
+    seed = settings.get("seed")
+    return Match(
+        settings["seats"],
+        seed=seed if isinstance(seed, int) else None,
+        target=settings["target"],
+        variant=settings.get("variant", "american"),
+        round_limit=settings.get("round_limit"),
+        auto_deal=False,
+    )
+
+
+# -- the replay --------------------------------------------------------------------------
+
+OnMismatch = Callable[[ReplayMismatch], None]
+
+
+def replay(
+    events: Sequence[ReplayEvent],
+    *,
+    seed: int | None = None,
+    on_mismatch: OnMismatch | None = None,
+) -> Iterator[Step]:
+    """Replay `events` (a match's, in seq order, its creation first) through the engine.
+
+    `seed` overrides the creation's (the seed revealed at the match's end). The first
+    event is read as the creation whatever its kind (a caller checks the sequence). Each
+    disagreement is raised, or given to `on_mismatch`; a fatal one ends the replay.
+    """
+    return _Replay(events, on_mismatch).run(seed)
+
+
+def strict_replay(events: Sequence[ReplayEvent]) -> Match:
+    """The match `events` make, raising the first disagreement."""
+    match: Match | None = None
+    for step in replay(events):
+        if isinstance(step, Created):
+            match = step.match
+    assert match is not None
+    return match
+
+
+class _Stop(Exception):
+    """A fatal mismatch was reported: the replay ends."""
+
+
+class _Replay:
+    __slots__ = ("events", "last_action", "last_result", "match", "on_mismatch")
+
+    def __init__(self, events: Sequence[ReplayEvent], on_mismatch: OnMismatch | None) -> None:
+        self.events = events
+        self.on_mismatch = on_mismatch
+        self.match: Match | None = None
+        self.last_result: ActionResult | None = None
+        self.last_action = 0
+
+    def report(self, mismatch: ReplayMismatch) -> None:
+        if self.on_mismatch is None:
+            raise mismatch
+        self.on_mismatch(mismatch)
+        if mismatch.fatal:
+            raise _Stop
+
+    def run(self, seed: int | None) -> Iterator[Step]:
+        try:
+            yield from self._run(seed)
+        except _Stop:
+            return
+
+    def _run(self, seed: int | None) -> Iterator[Step]:
+        events = self.events
+        created = events[0]
+        settings = created.detail or {}
+        try:
+            match = new_match(settings)
+        except (KeyError, TypeError, ValueError, UnknownVariant) as e:
+            self.report(
+                Unreadable(0, created, "malformed", f"the match's settings cannot be read: {e}")
+            )
+            raise _Stop from None
+        self.match = match
+        if seed is None and isinstance(settings.get("seed"), int):
+            seed = settings["seed"]
+        if seed is not None:
+            match.seed = seed
+        # Only deals of this release's generator can be made again: a log that does not
+        # name it (written before it was named) has its deals replayed as logged.
+        seeded = seed is not None and settings.get("dealing") == DEALING_VERSION
+        yield Created(0, created, match, seed, seeded)
+        for i in range(1, len(events)):
+            event = events[i]
+            kind = event.kind
+            last = self.last_result
+            if kind != "round_ended" and last is not None and last.round_end is not None:
+                self.report(
+                    RoundEndMismatch(
+                        i - 1,
+                        events[i - 1],
+                        "round_end",
+                        "the round ended here, but no round end is logged",
+                    )
+                )
+                self.last_result = None
+            if kind == "round_dealt":
+                yield self.deal(i, event, seeded)
+            elif kind == "action":
+                step = self.act(i, event)
+                self.last_result = step.result
+                yield step
+            elif kind == "round_ended":
+                yield self.end_round(i, event)
+                self.last_result = None
+            elif kind == "match_ended":
+                self.end_match(i, event)
+                yield MatchEnded(i, event)
+            else:
+                yield Passed(i, event)
+        self.unlogged_ends()
+
+    def deal(self, i: int, event: ReplayEvent, seeded: bool) -> Dealt:
+        match = self.match
+        assert match is not None
+        if match.phase is Phase.OVER:
+            self.report(
+                OutOfPlace(
+                    i, event, "sequence", "a round dealt after the match was over", fatal=True
+                )
+            )
+        if match.phase is Phase.PLAYING:
+            self.report(
+                OutOfPlace(
+                    i,
+                    event,
+                    "round_incomplete",
+                    "a new round dealt while the last is in play",
+                    fatal=True,
+                )
+            )
+        expected_round = match.round_index + 1
+        if event.round != expected_round:
+            self.report(
+                OutOfPlace(
+                    i,
+                    event,
+                    "sequence",
+                    f"logged as round {event.round}, it is round {expected_round}",
+                )
+            )
+        detail = event.detail or {}
+        try:
+            logged = logged_deal(detail)
+        except (KeyError, TypeError, NotationError) as e:
+            self.report(Unreadable(i, event, "malformed", f"the deal cannot be read: {e}"))
+            raise _Stop from None
+        explicit = detail.get("dealt_by") == "request"
+        remade = False
+        if not explicit and seeded:
+            made, choice = match.seeded_deal(expected_round)
+            if made.hands != logged.hands or made.boneyard != logged.boneyard:
+                self.report(
+                    DealMismatch(
+                        i,
+                        event,
+                        "deal_mismatch",
+                        f"the logged deal of round {expected_round} is not the one the match's"
+                        " seed makes (docs/dealing.md)",
+                    )
+                )
+            elif made.leader != logged.leader:
+                self.report(
+                    DealMismatch(
+                        i,
+                        event,
+                        "deal_mismatch",
+                        f"seat {logged.leader} leads, but the {choice.value} gives seat"
+                        f" {made.leader}",
+                    )
+                )
+            else:
+                remade = True
+        if detail.get("leader_choice") is not None:
+            expected_choice = (
+                "finisher" if match.next_leader is not None else ("explicit" if explicit else "lot")
+            )
+            if detail.get("leader_choice") != expected_choice:
+                self.report(
+                    DealMismatch(
+                        i,
+                        event,
+                        "deal_mismatch",
+                        f"the leader is logged as chosen by {detail.get('leader_choice')},"
+                        f" but it is by {expected_choice}",
+                    )
+                )
+        try:
+            # A deal the seed made again is dealt from the seed, so that the round keeps
+            # the leader choice (lot, finisher) it was dealt with.
+            match.deal(None if remade else logged)
+        except BadDeal as e:
+            self.report(Refused(i, event, "bad_deal", str(e)))
+        return Dealt(i, event, logged)
+
+    def act(self, i: int, event: ReplayEvent) -> Acted:
+        match = self.match
+        assert match is not None
+        if match.phase is not Phase.PLAYING:
+            what = "the match is over" if match.phase is Phase.OVER else "no round is in play"
+            self.report(
+                OutOfPlace(
+                    i,
+                    event,
+                    "after_win" if match.phase is Phase.OVER else "sequence",
+                    f"an action, but {what}",
+                    fatal=True,
+                )
+            )
+        round_index = match.round_index
+        action_index = len(match.history[-1].actions)
+        if (event.round, event.action_index) != (round_index, action_index):
+            self.report(
+                OutOfPlace(
+                    i,
+                    event,
+                    "sequence",
+                    f"logged as round {event.round}, action {event.action_index}; it is round"
+                    f" {round_index}, action {action_index}",
+                )
+            )
+        if event.seat != match.turn:
+            self.report(
+                OutOfPlace(
+                    i,
+                    event,
+                    "out_of_turn",
+                    f"logged for seat {event.seat}, but seat {match.turn} is to play",
+                )
+            )
+        try:
+            move = logged_move(event.move)
+        except NotationError as e:
+            self.report(Unreadable(i, event, "unparsable_action", str(e)))
+            raise _Stop from None
+        try:
+            result = match.apply(move)
+        except IllegalMove as e:
+            self.report(Refused(i, event, e.kind, f"{move}: {e}"))
+            raise _Stop from None
+        if event.points != result.points:
+            self.report(
+                ActionMismatch(
+                    i,
+                    event,
+                    "points",
+                    event.points,
+                    result.points,
+                    f"logged {event.points} points, the action scores {result.points}",
+                )
+            )
+        if event.ends_sum != result.ends_sum:
+            self.report(
+                ActionMismatch(
+                    i,
+                    event,
+                    "ends_sum",
+                    event.ends_sum,
+                    result.ends_sum,
+                    f"logged an ends sum of {event.ends_sum}, the layout's is {result.ends_sum}",
+                )
+            )
+        drawn = None if result.drawn is None else str(result.drawn)
+        if event.drawn != drawn:
+            self.report(
+                ActionMismatch(
+                    i,
+                    event,
+                    "drawn",
+                    event.drawn,
+                    drawn,
+                    f"logged {event.drawn} as drawn, the boneyard gives {drawn}",
+                )
+            )
+        return Acted(i, event, move, result, round_index, action_index)
+
+    def end_round(self, i: int, event: ReplayEvent) -> RoundEnded:
+        match = self.match
+        assert match is not None
+        end = None if self.last_result is None else self.last_result.round_end
+        if end is None:
+            self.report(
+                RoundEndMismatch(
+                    i,
+                    event,
+                    "round_end",
+                    "a round end is logged, but the round did not end there",
+                    whole_round=True,
+                )
+            )
+            return RoundEnded(i, event, None)
+        detail = event.detail or {}
+
+        def differ(kind: str, reason: str) -> None:
+            self.report(RoundEndMismatch(i, event, kind, reason, whole_round=True))
+
+        if event.round != match.round_index:
+            self.report(
+                OutOfPlace(
+                    i,
+                    event,
+                    "sequence",
+                    f"logged for round {event.round}, it ends round {match.round_index}",
+                    whole_round=True,
+                )
+            )
+        if detail.get("end") != end.kind.value:
+            differ("end", f"logged {detail.get('end')}, the round ended {end.kind.value}")
+        if detail.get("finisher") != end.finisher:
+            differ("end", f"logged seat {detail.get('finisher')} as finisher, it is {end.finisher}")
+        if detail.get("pips") != list(end.pips):
+            differ(
+                "deduction",
+                f"logged hands of {detail.get('pips')} pips, they hold {list(end.pips)}",
+            )
+        _per_seat(differ, "deduction", detail.get("deductions"), end.deductions, "deducted")
+        _per_seat(differ, "round_score", detail.get("scores"), end.scores, "a score of")
+        hands = detail.get("hands")
+        if hands is not None and hands != [
+            [str(t) for t in match.hand(s)] for s in range(match.seats)
+        ]:
+            differ("end", "the hands logged at the round's end are not those left")
+        return RoundEnded(i, event, end)
+
+    def end_match(self, i: int, event: ReplayEvent) -> None:
+        match = self.match
+        assert match is not None
+
+        def differ(kind: str, reason: str) -> None:
+            self.report(MatchEndMismatch(i, event, kind, reason, match_level=True))
+
+        if match.phase is not Phase.OVER:
+            differ(
+                "winner",
+                "a match end is logged, but "
+                + (
+                    f"no side reached {match.target}"
+                    if match.phase is Phase.PLAYING or match.round_limit is None
+                    else "the round limit is not reached"
+                ),
+            )
+            return
+        detail = event.detail or {}
+        if detail.get("winner") != match.winner:
+            differ("winner", f"logged winner {detail.get('winner')}, but {match.result_text()}")
+        if detail.get("scores") != list(match.seat_scores()):
+            differ(
+                "final_score",
+                f"logged final scores {detail.get('scores')},"
+                f" the engine has {list(match.seat_scores())}",
+            )
+        rounds = detail.get("rounds")
+        if rounds is not None and rounds != len(match.history):
+            differ("final_score", f"logged {rounds} rounds, the match had {len(match.history)}")
+        at_limit = match.history[-1].end is not None
+        if bool(detail.get("round_limit_reached")) != at_limit:
+            differ(
+                "winner",
+                "logged as ended at the round limit, it ended at the target"
+                if not at_limit
+                else "logged as ended at the target, it ended at the round limit",
+            )
+
+    def unlogged_ends(self) -> None:
+        """A round end or a match end the engine made that the log lacks."""
+        match = self.match
+        assert match is not None
+        events = self.events
+        last = len(events) - 1
+        if self.last_result is not None and self.last_result.round_end is not None:
+            self.report(
+                RoundEndMismatch(
+                    last,
+                    events[last],
+                    "round_end",
+                    "the round ended here, but no round end is logged",
+                    whole_round=True,
+                )
+            )
+        if match.phase is Phase.OVER and not any(e.kind == "match_ended" for e in events):
+            self.report(
+                MatchEndMismatch(
+                    last,
+                    None,
+                    "match_end",
+                    f"{match.result_text()}, but no match end is logged",
+                    match_level=True,
+                )
+            )
+
+
+def _per_seat(
+    differ: Callable[[str, str], None],
+    kind: str,
+    logged: object,
+    actual: Sequence[int],
+    what: str,
+) -> None:
+    if not isinstance(logged, list) or len(logged) != len(actual):
+        differ(kind, f"logged {logged!r} for {len(actual)} seats")
+        return
+    for seat, (c, a) in enumerate(zip(logged, actual, strict=True)):
+        if c != a:
+            differ(kind, f"seat {seat}: logged {what} {c}, the engine has {a}")
