@@ -508,10 +508,7 @@ class _MatchAudit:
         """Replay the events through the engine (service/storage/replayer.py): each
         disagreement it finds is a problem of the event it concerns."""
         rows, details = self.work.rows, self.details
-        events = [
-            RowEvent(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], detail)
-            for r, detail in zip(rows, details, strict=True)
-        ]
+        events = [RowEvent.of(row, detail) for row, detail in zip(rows, details, strict=True)]
         seed = secrets.seed if secrets is not None else None
         for step in replayer.replay(events, seed=seed, on_mismatch=self.mismatch):
             if isinstance(step, replayer.Created) and step.seed is not None and not step.seeded:

@@ -363,9 +363,9 @@ def _action_step(
     try:
         move, points = place_logged(layout, n, event)
     except Unreadable as exc:
-        raise ReplayError(f"{where}: {exc.__cause__}") from None
+        raise ReplayError(f"{where}: {exc.error}") from None
     except Refused as exc:
-        raise ReplayError(f"{where}: {text} cannot be placed: {exc.__cause__}") from None
+        raise ReplayError(f"{where}: {text} cannot be placed: {exc.error}") from None
     except ActionMismatch as exc:
         told = f"{text} scored" if exc.field == "points" else "the ends sum"
         raise ReplayError(

@@ -34,12 +34,14 @@ from sniff import (
     BadDeal,
     Deal,
     IllegalMove,
+    Layout,
     Match,
     Move,
     NotationError,
     Phase,
     Tile,
     UnknownVariant,
+    points_for,
 )
 from sniff.dealing import DOMAIN as DEALING
 from sniff.match import RoundEnd
@@ -89,17 +91,24 @@ class RowEvent(NamedTuple):
     ends_sum: int | None
     detail: Mapping[str, Any] | None
 
+    @classmethod
+    def of(cls, row: Sequence[Any], detail: Mapping[str, Any] | None) -> RowEvent:
+        """The event of a row in the log's column order (match_id, seq, kind, round,
+        action_index, seat, move, drawn, points, ends_sum, ...), with its parsed detail."""
+        return cls(row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], detail)
+
 
 # -- disagreements -----------------------------------------------------------------------
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(ValueError):
     """The log and the engine disagree about one event.
 
     `kind` and the message are the audit's problem kind and text (docs/audit.md);
     `index` is the event's position in the events replayed. `whole_round`: it concerns
     the round, not the action the event is (an audit reports no action index);
-    `match_level`: it concerns the match as a whole (an audit reports no event).
+    `match_level`: it concerns the match as a whole (an audit reports no event);
+    `error`: the engine's own error, when the engine refused or could not read a value.
     """
 
     fatal: bool = False
@@ -115,6 +124,7 @@ class ReplayMismatch(Exception):
         whole_round: bool = False,
         match_level: bool = False,
         fatal: bool | None = None,
+        error: Exception | None = None,
     ) -> None:
         super().__init__(reason)
         self.index = index
@@ -123,6 +133,7 @@ class ReplayMismatch(Exception):
         self.reason = reason
         self.whole_round = whole_round
         self.match_level = match_level
+        self.error = error
         if fatal is not None:
             self.fatal = fatal
 
@@ -294,14 +305,21 @@ def replay(
     return _Replay(events, on_mismatch).run(seed)
 
 
-def strict_replay(events: Sequence[ReplayEvent]) -> Match:
-    """The match `events` make, raising the first disagreement."""
+def rebuilt(events: Sequence[ReplayEvent], *, strict: bool = True) -> Match:
+    """The match `events` make. Strict: the first disagreement is raised. Not strict: the
+    log is taken at its word, and only an event the engine cannot replay at all raises (the
+    engine's own error when it has one), for a reader that wants the match, not a check."""
     match: Match | None = None
-    for step in replay(events):
+    for step in replay(events, on_mismatch=None if strict else _raise_fatal):
         if isinstance(step, Created):
             match = step.match
     assert match is not None
     return match
+
+
+def _raise_fatal(mismatch: ReplayMismatch) -> None:
+    if mismatch.fatal:
+        raise mismatch.error or mismatch
 
 
 class _Stop(Exception):
@@ -338,9 +356,8 @@ class _Replay:
         try:
             match = new_match(settings)
         except (KeyError, TypeError, ValueError, UnknownVariant) as e:
-            self.report(
-                Unreadable(0, created, "malformed", f"the match's settings cannot be read: {e}")
-            )
+            reason = f"the match's settings cannot be read: {e}"
+            self.report(Unreadable(0, created, "malformed", reason, error=e))
             raise _Stop from None
         self.match = match
         if seed is None and isinstance(settings.get("seed"), int):
@@ -414,7 +431,8 @@ class _Replay:
         try:
             logged = logged_deal(detail)
         except (KeyError, TypeError, NotationError) as e:
-            self.report(Unreadable(i, event, "malformed", f"the deal cannot be read: {e}"))
+            reason = f"the deal cannot be read: {e}"
+            self.report(Unreadable(i, event, "malformed", reason, error=e))
             raise _Stop from None
         explicit = detail.get("dealt_by") == "request"
         remade = False
@@ -461,7 +479,7 @@ class _Replay:
             # the leader choice (lot, finisher) it was dealt with.
             match.deal(None if remade else logged)
         except BadDeal as e:
-            self.report(Refused(i, event, "bad_deal", str(e)))
+            self.report(Refused(i, event, "bad_deal", str(e), error=e))
         return Dealt(i, event, logged)
 
     def act(self, i: int, event: ReplayEvent) -> Acted:
@@ -502,12 +520,12 @@ class _Replay:
         try:
             move = logged_move(event.move)
         except NotationError as e:
-            self.report(Unreadable(i, event, "unparsable_action", str(e)))
+            self.report(Unreadable(i, event, "unparsable_action", str(e), error=e))
             raise _Stop from None
         try:
             result = match.apply(move)
         except IllegalMove as e:
-            self.report(Refused(i, event, e.kind, f"{move}: {e}"))
+            self.report(Refused(i, event, e.kind, f"{move}: {e}", error=e))
             raise _Stop from None
         if event.points != result.points:
             self.report(
@@ -658,6 +676,35 @@ class _Replay:
                     match_level=True,
                 )
             )
+
+
+def place_logged(layout: Layout, index: int, event: ReplayEvent) -> tuple[Move, int | None]:
+    """The public part of a logged action applied to `layout`: a placement placed, a draw
+    or a pass left as it is; the move and the points the placement scored (None for none).
+
+    For a replay of what every seat saw (no hand, so no `Match`): the move is read and
+    checked as `replay` does, and a logged figure (points, ends sum) must be the rules'.
+    Raises Unreadable, Refused (with the engine's `error`) or ActionMismatch.
+    """
+    try:
+        move = logged_move(event.move)
+    except ValueError as e:
+        raise Unreadable(index, event, "unparsable_action", str(e), error=e) from None
+    if not move.is_placement:
+        return move, None
+    try:
+        layout.check(move)
+    except IllegalMove as e:
+        raise Refused(index, event, e.kind, f"{move}: {e}", error=e) from None
+    ends = layout.place(move)
+    points = points_for(ends)
+    if event.points is not None and event.points != points:
+        reason = f"logged {event.points} points, the action scores {points}"
+        raise ActionMismatch(index, event, "points", event.points, points, reason)
+    if event.ends_sum is not None and event.ends_sum != ends:
+        reason = f"logged an ends sum of {event.ends_sum}, the layout's is {ends}"
+        raise ActionMismatch(index, event, "ends_sum", event.ends_sum, ends, reason)
+    return move, points
 
 
 def _per_seat(
