@@ -16,6 +16,7 @@ the Query RPC of a live service, or a read-only open of the file.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -510,15 +511,21 @@ class _MatchAudit:
         rows, details = self.work.rows, self.details
         events = [RowEvent.of(row, detail) for row, detail in zip(rows, details, strict=True)]
         seed = secrets.seed if secrets is not None else None
-        for step in replayer.replay(events, seed=seed, on_mismatch=self.mismatch):
-            if isinstance(step, replayer.Created) and step.seed is not None and not step.seeded:
-                self.note(
-                    "its deals were made before the log named their generator: they are"
-                    " checked as deals, not recomputed from the seed"
-                )
+        steps = replayer.replay(events, seed=seed, on_mismatch=self.mismatch)
+        created = next(steps, None)
+        if (
+            isinstance(created, replayer.Created)
+            and created.seed is not None
+            and not created.seeded
+        ):
+            self.note(
+                "its deals were made before the log named their generator: they are"
+                " checked as deals, not recomputed from the seed"
+            )
+        deque(steps, maxlen=0)  # the rest is replayed for its mismatches alone
 
     def mismatch(self, mismatch: replayer.ReplayMismatch) -> None:
-        row = None if mismatch.match_level else self.work.rows[mismatch.index]
+        row = None if mismatch.match_level else self.work.rows[mismatch.position]
         self.problem(row, mismatch.kind, mismatch.reason, mismatch.whole_round)
 
     # -- the typed tables --

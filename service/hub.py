@@ -612,8 +612,8 @@ class Hub:
                 elif isinstance(step, replayer.Acted):
                     self._record(live, step.result, step.round_index, step.action_index)
                 elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:
-                    self._with_head(live, live.outcomes[-1][2], events[step.index])
-                rebuilt.append(Logged(events[step.index], live.match.move_count))
+                    self._with_head(live, live.outcomes[-1][2], events[step.position])
+                rebuilt.append(Logged(events[step.position], live.match.move_count))
         except replayer.ReplayMismatch as e:
             raise RecoveryError(_recovery_message(live.match_id, events, e)) from None
         live.events = rebuilt
@@ -623,7 +623,7 @@ def _recovery_message(
     match_id: str, events: list[LogEvent], mismatch: replayer.ReplayMismatch
 ) -> str:
     """What recovery says of the first disagreement between the log and the engine."""
-    event = events[mismatch.index]
+    event = events[mismatch.position]
     if isinstance(mismatch, replayer.DealMismatch):
         return f"match {match_id}: round {event.round} re-deals differently"
     if isinstance(mismatch, replayer.ActionMismatch) and mismatch.field == "points":

@@ -81,7 +81,7 @@ def test_every_event_is_one_step_of_its_kind_in_order(tmp_path: Path) -> None:
         rp.MatchEnded: "match_ended",
     }
     assert [kinds[type(s)] for s in steps] == [e.kind for e in events]
-    assert [s.index for s in steps] == list(range(len(events)))
+    assert [s.position for s in steps] == list(range(len(events)))
     created = steps[0]
     assert isinstance(created, rp.Created)
     assert created.seeded
@@ -224,7 +224,7 @@ def test_each_kind_of_tampering_raises_its_own_mismatch(
     with pytest.raises(raised) as caught:
         rp.rebuilt(events)
     assert caught.value.kind == kind
-    assert caught.value.index == at
+    assert caught.value.position == at
 
 
 def test_a_reporting_replay_goes_on_after_a_mismatch_and_stops_at_a_fatal_one(
@@ -235,7 +235,7 @@ def test_a_reporting_replay_goes_on_after_a_mismatch_and_stops_at_a_fatal_one(
     deduction_at = _other_deduction(events)
     found: list[rp.ReplayMismatch] = []
     steps = list(rp.replay(events, on_mismatch=found.append))
-    assert {(m.kind, m.index) for m in found} == {
+    assert {(m.kind, m.position) for m in found} == {
         ("points", points_at),
         ("deduction", deduction_at),
     }
@@ -245,7 +245,7 @@ def test_a_reporting_replay_goes_on_after_a_mismatch_and_stops_at_a_fatal_one(
     move_at = _unreadable_move(events)
     steps = list(rp.replay(events, on_mismatch=found.append))
     assert found[-1].fatal
-    assert found[-1].index == move_at
+    assert found[-1].position == move_at
     assert len(steps) == move_at  # the replay stops at the event it cannot replay
 
 
@@ -358,7 +358,7 @@ def test_the_audit_and_the_hub_agree_on_a_tampered_log(tmp_path: Path, edit: Tam
     with pytest.raises(rp.ReplayMismatch) as mismatch:
         rp.rebuilt(tampered)
     assert mismatch.value.kind == kind
-    assert tampered[mismatch.value.index].seq == at
+    assert tampered[mismatch.value.position].seq == at
     assert str(refused.value).startswith(f"match {match_id}: ")
     expected = {
         "points": f"event {at} scores differently",

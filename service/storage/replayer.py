@@ -15,7 +15,7 @@ and service/storage imports nothing from the rest of the service.
 
 `replay` yields one typed step per event, each with the engine's result.
 Every disagreement is a `ReplayMismatch` subclass, carrying the audit's
-problem kind and text (docs/audit.md) and the index of the event it
+problem kind and text (docs/audit.md) and the position of the event it
 concerns. A strict caller gives no `on_mismatch` and gets the first one
 raised; a reporting caller gives a callback that receives each one, and
 the replay goes on after it unless the mismatch is `fatal` (the rest of the
@@ -25,7 +25,6 @@ match then cannot be replayed meaningfully, and the replay stops there).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol
 
 from sniff import (
@@ -46,6 +45,9 @@ from sniff import (
 from sniff.dealing import DOMAIN as DEALING
 from sniff.match import RoundEnd
 from sniff.moves import MOVES_BY_TEXT
+
+_PLAYING: Final = Phase.PLAYING  # constants: reading `Phase.PLAYING` costs ~100 ns in 3.11
+_OVER: Final = Phase.OVER
 
 DEALING_VERSION: Final = DEALING.decode()
 """Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
@@ -95,7 +97,7 @@ class RowEvent(NamedTuple):
     def of(cls, row: Sequence[Any], detail: Mapping[str, Any] | None) -> RowEvent:
         """The event of a row in the log's column order (match_id, seq, kind, round,
         action_index, seat, move, drawn, points, ends_sum, ...), with its parsed detail."""
-        return cls(row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], detail)
+        return cls._make((*row[1:10], detail))
 
 
 # -- disagreements -----------------------------------------------------------------------
@@ -105,7 +107,7 @@ class ReplayMismatch(ValueError):
     """The log and the engine disagree about one event.
 
     `kind` and the message are the audit's problem kind and text (docs/audit.md);
-    `index` is the event's position in the events replayed. `whole_round`: it concerns
+    `position` is the event's index in the events replayed. `whole_round`: it concerns
     the round, not the action the event is (an audit reports no action index);
     `match_level`: it concerns the match as a whole (an audit reports no event);
     `error`: the engine's own error, when the engine refused or could not read a value.
@@ -116,7 +118,7 @@ class ReplayMismatch(ValueError):
 
     def __init__(
         self,
-        index: int,
+        position: int,
         event: ReplayEvent | None,
         kind: str,
         reason: str,
@@ -127,7 +129,7 @@ class ReplayMismatch(ValueError):
         error: Exception | None = None,
     ) -> None:
         super().__init__(reason)
-        self.index = index
+        self.position = position
         self.event = event
         self.kind = kind
         self.reason = reason
@@ -163,14 +165,14 @@ class ActionMismatch(ReplayMismatch):
 
     def __init__(
         self,
-        index: int,
+        position: int,
         event: ReplayEvent,
         field: str,
         logged: object,
         actual: object,
         reason: str,
     ) -> None:
-        super().__init__(index, event, field, reason)
+        super().__init__(position, event, field, reason)
         self.field = field
         self.logged = logged
         self.actual = actual
@@ -185,32 +187,31 @@ class MatchEndMismatch(ReplayMismatch):
 
 
 # -- steps -------------------------------------------------------------------------------
+# Named tuples, not frozen dataclasses, like the engine's ActionResult: one is made per
+# event, and an audit replays millions of them.
 
 
-@dataclass(frozen=True, slots=True)
-class Created:
+class Created(NamedTuple):
     """The match as its creation sets it up. `seed` is the one its deals are checked
     against (None without one); `seeded`: its deals are re-made from it."""
 
-    index: int
+    position: int
     event: ReplayEvent
     match: Match
     seed: int | None
     seeded: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Dealt:
-    index: int
+class Dealt(NamedTuple):
+    position: int
     event: ReplayEvent
     deal: Deal
 
 
-@dataclass(frozen=True, slots=True)
-class Acted:
+class Acted(NamedTuple):
     """An applied action: `round_index` and `action_index` are where it was applied."""
 
-    index: int
+    position: int
     event: ReplayEvent
     move: Move
     result: ActionResult
@@ -218,27 +219,24 @@ class Acted:
     action_index: int
 
 
-@dataclass(frozen=True, slots=True)
-class RoundEnded:
+class RoundEnded(NamedTuple):
     """A logged round end; `end` is the engine's (None when the round did not end there)."""
 
-    index: int
+    position: int
     event: ReplayEvent
     end: RoundEnd | None
 
 
-@dataclass(frozen=True, slots=True)
-class MatchEnded:
-    index: int
+class MatchEnded(NamedTuple):
+    position: int
     event: ReplayEvent
 
 
-@dataclass(frozen=True, slots=True)
-class Passed:
+class Passed(NamedTuple):
     """An event the replay passes over (a second creation, a kind it does not know): the
     log's sequence checks report it."""
 
-    index: int
+    position: int
     event: ReplayEvent
 
 
@@ -302,7 +300,30 @@ def replay(
     event is read as the creation whatever its kind (a caller checks the sequence). Each
     disagreement is raised, or given to `on_mismatch`; a fatal one ends the replay.
     """
-    return _Replay(events, on_mismatch).run(seed)
+    created = events[0]
+    settings = created.detail or {}
+    try:
+        match = new_match(settings)
+    except (KeyError, TypeError, ValueError, UnknownVariant) as e:
+        mismatch = Unreadable(
+            0, created, "malformed", f"the match's settings cannot be read: {e}", error=e
+        )
+        if on_mismatch is None:
+            raise mismatch from None
+        on_mismatch(mismatch)
+        return
+    if seed is None and isinstance(settings.get("seed"), int):
+        seed = settings["seed"]
+    if seed is not None:
+        match.seed = seed
+    # Only deals of this release's generator can be made again: a log that does not
+    # name it (written before it was named) has its deals replayed as logged.
+    seeded = seed is not None and settings.get("dealing") == DEALING_VERSION
+    yield Created(0, created, match, seed, seeded)
+    try:
+        yield from _Replay(events, match, seeded, on_mismatch).run()
+    except _Stop:
+        return
 
 
 def rebuilt(events: Sequence[ReplayEvent], *, strict: bool = True) -> Match:
@@ -327,14 +348,23 @@ class _Stop(Exception):
 
 
 class _Replay:
-    __slots__ = ("events", "last_action", "last_result", "match", "on_mismatch")
+    """The events after the creation, replayed on `match`."""
 
-    def __init__(self, events: Sequence[ReplayEvent], on_mismatch: OnMismatch | None) -> None:
+    __slots__ = ("events", "last_result", "match", "on_mismatch", "seeded")
+
+    def __init__(
+        self,
+        events: Sequence[ReplayEvent],
+        match: Match,
+        seeded: bool,
+        on_mismatch: OnMismatch | None,
+    ) -> None:
         self.events = events
+        self.match = match
+        self.seeded = seeded
         self.on_mismatch = on_mismatch
-        self.match: Match | None = None
         self.last_result: ActionResult | None = None
-        self.last_action = 0
+        """The last action's result, until a round end follows it."""
 
     def report(self, mismatch: ReplayMismatch) -> None:
         if self.on_mismatch is None:
@@ -343,31 +373,8 @@ class _Replay:
         if mismatch.fatal:
             raise _Stop
 
-    def run(self, seed: int | None) -> Iterator[Step]:
-        try:
-            yield from self._run(seed)
-        except _Stop:
-            return
-
-    def _run(self, seed: int | None) -> Iterator[Step]:
+    def run(self) -> Iterator[Step]:
         events = self.events
-        created = events[0]
-        settings = created.detail or {}
-        try:
-            match = new_match(settings)
-        except (KeyError, TypeError, ValueError, UnknownVariant) as e:
-            reason = f"the match's settings cannot be read: {e}"
-            self.report(Unreadable(0, created, "malformed", reason, error=e))
-            raise _Stop from None
-        self.match = match
-        if seed is None and isinstance(settings.get("seed"), int):
-            seed = settings["seed"]
-        if seed is not None:
-            match.seed = seed
-        # Only deals of this release's generator can be made again: a log that does not
-        # name it (written before it was named) has its deals replayed as logged.
-        seeded = seed is not None and settings.get("dealing") == DEALING_VERSION
-        yield Created(0, created, match, seed, seeded)
         for i in range(1, len(events)):
             event = events[i]
             kind = event.kind
@@ -382,12 +389,12 @@ class _Replay:
                     )
                 )
                 self.last_result = None
-            if kind == "round_dealt":
-                yield self.deal(i, event, seeded)
-            elif kind == "action":
+            if kind == "action":
                 step = self.act(i, event)
                 self.last_result = step.result
                 yield step
+            elif kind == "round_dealt":
+                yield self.deal(i, event)
             elif kind == "round_ended":
                 yield self.end_round(i, event)
                 self.last_result = None
@@ -398,16 +405,15 @@ class _Replay:
                 yield Passed(i, event)
         self.unlogged_ends()
 
-    def deal(self, i: int, event: ReplayEvent, seeded: bool) -> Dealt:
+    def deal(self, i: int, event: ReplayEvent) -> Dealt:
         match = self.match
-        assert match is not None
-        if match.phase is Phase.OVER:
+        if match.phase is _OVER:
             self.report(
                 OutOfPlace(
                     i, event, "sequence", "a round dealt after the match was over", fatal=True
                 )
             )
-        if match.phase is Phase.PLAYING:
+        if match.phase is _PLAYING:
             self.report(
                 OutOfPlace(
                     i,
@@ -436,7 +442,7 @@ class _Replay:
             raise _Stop from None
         explicit = detail.get("dealt_by") == "request"
         remade = False
-        if not explicit and seeded:
+        if not explicit and self.seeded:
             made, choice = match.seeded_deal(expected_round)
             if made.hands != logged.hands or made.boneyard != logged.boneyard:
                 self.report(
@@ -475,23 +481,22 @@ class _Replay:
                     )
                 )
         try:
-            # A deal the seed made again is dealt from the seed, so that the round keeps
-            # the leader choice (lot, finisher) it was dealt with.
-            match.deal(None if remade else logged)
+            match.deal(logged)
         except BadDeal as e:
             self.report(Refused(i, event, "bad_deal", str(e), error=e))
+        if remade:  # the round keeps the leader choice it was dealt with (lot or finisher)
+            match.history[-1].leader_choice = choice
         return Dealt(i, event, logged)
 
     def act(self, i: int, event: ReplayEvent) -> Acted:
         match = self.match
-        assert match is not None
-        if match.phase is not Phase.PLAYING:
-            what = "the match is over" if match.phase is Phase.OVER else "no round is in play"
+        if match.phase is not _PLAYING:
+            what = "the match is over" if match.phase is _OVER else "no round is in play"
             self.report(
                 OutOfPlace(
                     i,
                     event,
-                    "after_win" if match.phase is Phase.OVER else "sequence",
+                    "after_win" if match.phase is _OVER else "sequence",
                     f"an action, but {what}",
                     fatal=True,
                 )
@@ -565,7 +570,6 @@ class _Replay:
 
     def end_round(self, i: int, event: ReplayEvent) -> RoundEnded:
         match = self.match
-        assert match is not None
         end = None if self.last_result is None else self.last_result.round_end
         if end is None:
             self.report(
@@ -613,18 +617,17 @@ class _Replay:
 
     def end_match(self, i: int, event: ReplayEvent) -> None:
         match = self.match
-        assert match is not None
 
         def differ(kind: str, reason: str) -> None:
             self.report(MatchEndMismatch(i, event, kind, reason, match_level=True))
 
-        if match.phase is not Phase.OVER:
+        if match.phase is not _OVER:
             differ(
                 "winner",
                 "a match end is logged, but "
                 + (
                     f"no side reached {match.target}"
-                    if match.phase is Phase.PLAYING or match.round_limit is None
+                    if match.phase is _PLAYING or match.round_limit is None
                     else "the round limit is not reached"
                 ),
             )
@@ -653,7 +656,6 @@ class _Replay:
     def unlogged_ends(self) -> None:
         """A round end or a match end the engine made that the log lacks."""
         match = self.match
-        assert match is not None
         events = self.events
         last = len(events) - 1
         if self.last_result is not None and self.last_result.round_end is not None:
@@ -666,7 +668,7 @@ class _Replay:
                     whole_round=True,
                 )
             )
-        if match.phase is Phase.OVER and not any(e.kind == "match_ended" for e in events):
+        if match.phase is _OVER and not any(e.kind == "match_ended" for e in events):
             self.report(
                 MatchEndMismatch(
                     last,
@@ -678,7 +680,7 @@ class _Replay:
             )
 
 
-def place_logged(layout: Layout, index: int, event: ReplayEvent) -> tuple[Move, int | None]:
+def place_logged(layout: Layout, position: int, event: ReplayEvent) -> tuple[Move, int | None]:
     """The public part of a logged action applied to `layout`: a placement placed, a draw
     or a pass left as it is; the move and the points the placement scored (None for none).
 
@@ -689,21 +691,21 @@ def place_logged(layout: Layout, index: int, event: ReplayEvent) -> tuple[Move, 
     try:
         move = logged_move(event.move)
     except ValueError as e:
-        raise Unreadable(index, event, "unparsable_action", str(e), error=e) from None
+        raise Unreadable(position, event, "unparsable_action", str(e), error=e) from None
     if not move.is_placement:
         return move, None
     try:
         layout.check(move)
     except IllegalMove as e:
-        raise Refused(index, event, e.kind, f"{move}: {e}", error=e) from None
+        raise Refused(position, event, e.kind, f"{move}: {e}", error=e) from None
     ends = layout.place(move)
     points = points_for(ends)
     if event.points is not None and event.points != points:
         reason = f"logged {event.points} points, the action scores {points}"
-        raise ActionMismatch(index, event, "points", event.points, points, reason)
+        raise ActionMismatch(position, event, "points", event.points, points, reason)
     if event.ends_sum is not None and event.ends_sum != ends:
         reason = f"logged an ends sum of {event.ends_sum}, the layout's is {ends}"
-        raise ActionMismatch(index, event, "ends_sum", event.ends_sum, ends, reason)
+        raise ActionMismatch(position, event, "ends_sum", event.ends_sum, ends, reason)
     return move, points
 
 
