@@ -1,13 +1,14 @@
 """A match's logged events turned back into engine play: the one replay of the event log.
 
 Recovery (service/hub.py), the log audit (analysis/logaudit.py) and the facts
-tables (service/storage/facts.py) all rebuild a match from its events. They
-used to do it in loops of their own, which began to disagree about when a
-deal is made again from the seed and what counts as a disagreement; this
-module is now the only place that knows how a `match_created` detail becomes
-a `Match`, when a deal is re-made from the seed and when it is taken as
-logged, how a logged move is applied, and which logged figures must equal
-the engine's.
+tables (service/storage/facts.py, and the statistics' replay of a log) all
+rebuild a match from its events; the replay viewer (analysis/replay/model.py)
+rebuilds the public layout of one. They used to do it in loops of their own,
+which began to disagree about when a deal is made again from the seed and
+what counts as a disagreement; this module is now the only place that knows
+how a `match_created` detail becomes a `Match`, when a deal is re-made from
+the seed and when it is taken as logged, how a logged move is applied, and
+which logged figures must equal the engine's.
 
 It lives in service/storage, beside `events.py`, because it needs nothing but
 the log's records and the engine: the storage layer's facts replay with it,
@@ -105,6 +106,9 @@ class RowEvent(NamedTuple):
 
 class ReplayMismatch(ValueError):
     """The log and the engine disagree about one event.
+
+    A ValueError, as the engine's own errors are: a reader that refuses bad logged values
+    refuses these with them.
 
     `kind` and the message are the audit's problem kind and text (docs/audit.md);
     `position` is the event's index in the events replayed. `whole_round`: it concerns
