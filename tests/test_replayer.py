@@ -17,6 +17,8 @@ import pytest
 
 from analysis.logaudit import audit_log
 from analysis.match_events import bot_match
+from analysis.replay.model import ReplayError
+from analysis.replay.source import load_replay
 from service.errors import RecoveryError
 from service.hub import Hub
 from service.storage import EventLog, LogEvent
@@ -365,3 +367,28 @@ def test_the_audit_and_the_hub_agree_on_a_tampered_log(tmp_path: Path, edit: Tam
         "deal_mismatch": f"round {tampered[at].round} re-deals differently",
     }.get(kind, f"event {at} does not replay: {mismatch.value}")
     assert str(refused.value) == f"match {match_id}: {expected}"
+
+
+@pytest.mark.slow
+def test_the_replay_viewer_refuses_the_points_the_replayer_refuses(tmp_path: Path) -> None:
+    """The viewer rebuilds the public layout only, but reads and checks each placement with
+    the replayer: an edited score stops both at the same action."""
+    _, events = logged(tmp_path, 2, 21)
+    db = tmp_path / "log.duckdb"
+    at = events[_first(events, lambda e: e.kind == "action" and (e.points or 0) > 0)]
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE events_all SET points = points + 5 WHERE match_id = ? AND seq = ?",
+            [MATCH, at.seq],
+        )
+    with EventLog(db) as log:
+        tampered = log.events_for(MATCH)
+    with pytest.raises(rp.ActionMismatch) as mismatch:
+        rp.rebuilt(tampered)
+    assert tampered[mismatch.value.position].seq == at.seq
+    with pytest.raises(ReplayError) as refused:
+        load_replay(db, MATCH)
+    assert str(refused.value) == (
+        f"match {MATCH}, round {at.round}, action {at.action_index}: the log says {at.move}"
+        f" scored {(at.points or 0) + 5}, the rules give {at.points} (run sniff audit)"
+    )
