@@ -16,7 +16,7 @@ the Query RPC of a live service, or a read-only open of the file.
 
 from __future__ import annotations
 
-import contextlib
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,21 +28,8 @@ from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
-from service.hub import DEALING_VERSION
-from service.storage import chain
-from sniff import (
-    TILES,
-    BadDeal,
-    Deal,
-    IllegalMove,
-    Match,
-    Move,
-    NotationError,
-    Phase,
-    Tile,
-    UnknownVariant,
-)
-from sniff.moves import MOVES_BY_TEXT
+from service.storage import chain, replayer
+from service.storage.replayer import RowEvent
 
 SEPARATOR = "\x1f"
 """Joins match ids into one query parameter (chr(31) in logaudit.sql)."""
@@ -70,16 +57,6 @@ Fields = tuple[
     int | None,
 ]
 _HASH = 11
-
-
-_TILES_BY_NAME = {str(t): t for t in TILES}
-
-
-def _tile(text: object) -> Tile:
-    """A tile from the log's notation (canonical there; any other form the slow way)."""
-    found = _TILES_BY_NAME.get(text) if isinstance(text, str) else None
-    # Tile.parse refuses a value that is not text with its own error, as the audit wants.
-    return found if found is not None else Tile.parse(text)  # type: ignore[arg-type]
 
 
 class UnknownMatch(LookupError):
@@ -350,10 +327,6 @@ def audit_match(work: MatchWork) -> AuditResult:
     return result
 
 
-class _Stop(Exception):
-    """A defect after which the rest of the match cannot be replayed meaningfully."""
-
-
 @dataclass
 class _MatchAudit:
     work: MatchWork
@@ -381,8 +354,7 @@ class _MatchAudit:
         self.check_sequence()
         secrets = self.check_secrets()
         self.check_chain(secrets)
-        with contextlib.suppress(_Stop):
-            self.replay(secrets)
+        self.replay(secrets)
         self.check_summary()
 
     def _detail(self, row: Row) -> dict[str, Any]:
@@ -534,269 +506,27 @@ class _MatchAudit:
     # -- the replay --
 
     def replay(self, secrets: chain.MatchSecrets | None) -> None:
+        """Replay the events through the engine (service/storage/replayer.py): each
+        disagreement it finds is a problem of the event it concerns."""
         rows, details = self.work.rows, self.details
-        created = details[0]
-        try:
-            seats, target = created["seats"], created["target"]
-            match = Match(
-                seats,
-                seed=created.get("seed") if isinstance(created.get("seed"), int) else None,
-                target=target,
-                variant=created.get("variant", "american"),
-                round_limit=created.get("round_limit"),
-                auto_deal=False,
+        events = [RowEvent.of(row, detail) for row, detail in zip(rows, details, strict=True)]
+        seed = secrets.seed if secrets is not None else None
+        steps = replayer.replay(events, seed=seed, on_mismatch=self.mismatch)
+        created = next(steps, None)
+        if (
+            isinstance(created, replayer.Created)
+            and created.seed is not None
+            and not created.seeded
+        ):
+            self.note(
+                "its deals were made before the log named their generator: they are"
+                " checked as deals, not recomputed from the seed"
             )
-        except (KeyError, TypeError, ValueError, UnknownVariant) as e:
-            self.problem(rows[0], "malformed", f"the match's settings cannot be read: {e}")
-            raise _Stop from None
-        seed = secrets.seed if secrets is not None and secrets.seed is not None else None
-        if seed is None and isinstance(created.get("seed"), int):
-            seed = created["seed"]
-        # Only deals of this release's generator can be made again: a log that does not
-        # name it (written before it was named) had its deals replayed as logged.
-        seeded = seed is not None and created.get("dealing") == DEALING_VERSION
-        if seed is not None:
-            match.seed = seed
-            if not seeded:
-                self.note(
-                    "its deals were made before the log named their generator: they are"
-                    " checked as deals, not recomputed from the seed"
-                )
-        last_action: Any = None
-        for i, row in enumerate(rows[1:], start=1):
-            kind = row[2]
-            if kind != "round_ended" and last_action is not None and last_action.round_end:
-                self.problem(
-                    rows[i - 1], "round_end", "the round ended here, but no round end is logged"
-                )
-                last_action = None
-            if kind == "round_dealt":
-                self.replay_deal(match, row, details[i], seeded)
-            elif kind == "action":
-                last_action = self.replay_action(match, row)
-            elif kind == "round_ended":
-                self.replay_round_end(match, row, details[i], last_action)
-                last_action = None
-            elif kind == "match_ended":
-                self.replay_match_end(match, row, details[i])
-        self.check_unlogged_ends(match, last_action)
+        deque(steps, maxlen=0)  # the rest is replayed for its mismatches alone
 
-    def replay_deal(self, match: Match, row: Row, detail: dict[str, Any], seeded: bool) -> None:
-        if match.phase is Phase.OVER:
-            self.problem(row, "sequence", "a round dealt after the match was over")
-            raise _Stop
-        if match.phase is Phase.PLAYING:
-            self.problem(row, "round_incomplete", "a new round dealt while the last is in play")
-            raise _Stop
-        expected_round = match.round_index + 1
-        if row[3] != expected_round:
-            self.problem(row, "sequence", f"logged as round {row[3]}, it is round {expected_round}")
-        try:
-            logged = Deal(
-                tuple(tuple(_tile(t) for t in hand) for hand in detail["hands"]),
-                tuple(_tile(t) for t in detail["boneyard"]),
-                detail["leader"],
-            )
-        except (KeyError, TypeError, NotationError) as e:
-            self.problem(row, "malformed", f"the deal cannot be read: {e}")
-            raise _Stop from None
-        explicit = detail.get("dealt_by") == "request"
-        if not explicit and seeded:
-            made, choice = match.seeded_deal(expected_round)
-            if made.hands != logged.hands or made.boneyard != logged.boneyard:
-                self.problem(
-                    row,
-                    "deal_mismatch",
-                    f"the logged deal of round {expected_round} is not the one the match's"
-                    " seed makes (docs/dealing.md)",
-                )
-            elif made.leader != logged.leader:
-                self.problem(
-                    row,
-                    "deal_mismatch",
-                    f"seat {logged.leader} leads, but the {choice.value} gives seat {made.leader}",
-                )
-        if detail.get("leader_choice") is not None:
-            expected_choice = (
-                "finisher" if match.next_leader is not None else ("explicit" if explicit else "lot")
-            )
-            if detail.get("leader_choice") != expected_choice:
-                self.problem(
-                    row,
-                    "deal_mismatch",
-                    f"the leader is logged as chosen by {detail.get('leader_choice')},"
-                    f" but it is by {expected_choice}",
-                )
-        try:
-            match.deal(logged)
-        except BadDeal as e:
-            self.problem(row, "bad_deal", str(e))
-            raise _Stop from None
-
-    def replay_action(self, match: Match, row: Row) -> Any:
-        if match.phase is not Phase.PLAYING:
-            what = "the match is over" if match.phase is Phase.OVER else "no round is in play"
-            self.problem(
-                row,
-                "after_win" if match.phase is Phase.OVER else "sequence",
-                f"an action, but {what}",
-            )
-            raise _Stop
-        expected_index = len(match.history[-1].actions)
-        if (row[3], row[4]) != (match.round_index, expected_index):
-            self.problem(
-                row,
-                "sequence",
-                f"logged as round {row[3]}, action {row[4]}; it is round {match.round_index},"
-                f" action {expected_index}",
-            )
-        if row[5] != match.turn:
-            self.problem(
-                row, "out_of_turn", f"logged for seat {row[5]}, but seat {match.turn} is to play"
-            )
-        try:
-            move = MOVES_BY_TEXT.get(row[6]) or Move.parse(row[6])  # the common text: no call
-        except NotationError as e:
-            self.problem(row, "unparsable_action", str(e))
-            raise _Stop from None
-        try:
-            result = match.apply(move)
-        except IllegalMove as e:
-            self.problem(row, e.kind, f"{move}: {e}")
-            raise _Stop from None
-        if row[8] != result.points:
-            self.problem(
-                row, "points", f"logged {row[8]} points, the action scores {result.points}"
-            )
-        if row[9] != result.ends_sum:
-            self.problem(
-                row,
-                "ends_sum",
-                f"logged an ends sum of {row[9]}, the layout's is {result.ends_sum}",
-            )
-        drawn = None if result.drawn is None else str(result.drawn)
-        if row[7] != drawn:
-            self.problem(row, "drawn", f"logged {row[7]} as drawn, the boneyard gives {drawn}")
-        return result
-
-    def replay_round_end(self, match: Match, row: Row, detail: dict[str, Any], last: Any) -> None:
-        end = None if last is None else last.round_end
-        if end is None:
-            self.problem(
-                row,
-                "round_end",
-                "a round end is logged, but the round did not end there",
-                whole_round=True,
-            )
-            return
-        if row[3] != match.round_index:
-            self.problem(
-                row,
-                "sequence",
-                f"logged for round {row[3]}, it ends round {match.round_index}",
-                whole_round=True,
-            )
-        if detail.get("end") != end.kind.value:
-            self.problem(
-                row,
-                "end",
-                f"logged {detail.get('end')}, the round ended {end.kind.value}",
-                whole_round=True,
-            )
-        if detail.get("finisher") != end.finisher:
-            self.problem(
-                row,
-                "end",
-                f"logged seat {detail.get('finisher')} as finisher, it is {end.finisher}",
-                whole_round=True,
-            )
-        if detail.get("pips") != list(end.pips):
-            self.problem(
-                row,
-                "deduction",
-                f"logged hands of {detail.get('pips')} pips, they hold {list(end.pips)}",
-                whole_round=True,
-            )
-        self._per_seat(row, "deduction", detail.get("deductions"), end.deductions, "deducted")
-        self._per_seat(row, "round_score", detail.get("scores"), end.scores, "a score of")
-        hands = detail.get("hands")
-        if hands is not None and hands != [
-            [str(t) for t in match.hand(s)] for s in range(match.seats)
-        ]:
-            self.problem(
-                row,
-                "end",
-                "the hands logged at the round's end are not those left",
-                whole_round=True,
-            )
-
-    def _per_seat(
-        self, row: Row, kind: str, logged: object, actual: Sequence[int], what: str
-    ) -> None:
-        if not isinstance(logged, list) or len(logged) != len(actual):
-            self.problem(row, kind, f"logged {logged!r} for {len(actual)} seats", whole_round=True)
-            return
-        for seat, (c, a) in enumerate(zip(logged, actual, strict=True)):
-            if c != a:
-                self.problem(
-                    row,
-                    kind,
-                    f"seat {seat}: logged {what} {c}, the engine has {a}",
-                    whole_round=True,
-                )
-
-    def replay_match_end(self, match: Match, row: Row, detail: dict[str, Any]) -> None:
-        if match.phase is not Phase.OVER:
-            self.problem(
-                None,
-                "winner",
-                "a match end is logged, but "
-                + (
-                    f"no side reached {match.target}"
-                    if match.phase is Phase.PLAYING or match.round_limit is None
-                    else "the round limit is not reached"
-                ),
-            )
-            return
-        if detail.get("winner") != match.winner:
-            self.problem(
-                None, "winner", f"logged winner {detail.get('winner')}, but {match.result_text()}"
-            )
-        if detail.get("scores") != list(match.seat_scores()):
-            self.problem(
-                None,
-                "final_score",
-                f"logged final scores {detail.get('scores')},"
-                f" the engine has {list(match.seat_scores())}",
-            )
-        rounds = detail.get("rounds")
-        if rounds is not None and rounds != len(match.history):
-            self.problem(
-                None, "final_score", f"logged {rounds} rounds, the match had {len(match.history)}"
-            )
-        at_limit = match.history[-1].end is not None
-        if bool(detail.get("round_limit_reached")) != at_limit:
-            self.problem(
-                None,
-                "winner",
-                "logged as ended at the round limit, it ended at the target"
-                if not at_limit
-                else "logged as ended at the target, it ended at the round limit",
-            )
-
-    def check_unlogged_ends(self, match: Match, last: Any) -> None:
-        """A round end or a match end the engine made that the log lacks."""
-        rows = self.work.rows
-        kinds = [row[2] for row in rows]
-        if last is not None and last.round_end is not None:
-            self.problem(
-                rows[-1],
-                "round_end",
-                "the round ended here, but no round end is logged",
-                whole_round=True,
-            )
-        if match.phase is Phase.OVER and "match_ended" not in kinds:
-            self.problem(None, "match_end", f"{match.result_text()}, but no match end is logged")
+    def mismatch(self, mismatch: replayer.ReplayMismatch) -> None:
+        row = None if mismatch.match_level else self.work.rows[mismatch.position]
+        self.problem(row, mismatch.kind, mismatch.reason, mismatch.whole_round)
 
     # -- the typed tables --
 

@@ -41,11 +41,13 @@ from service.errors import (
 )
 from service.match_events import action_events, deal_event
 from service.rpc.bounds import MATCH_ID
+from service.storage import replayer
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
 from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
+from service.storage.replayer import DEALING_VERSION as DEALING_VERSION
 from sniff import (
     ActionResult,
     CountedEnd,
@@ -58,7 +60,6 @@ from sniff import (
     Tile,
     view,
 )
-from sniff.dealing import DOMAIN as DEALING
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.facts import FactsRows
 from sniff.rules import RULES_VERSION, winning_seats
@@ -67,9 +68,6 @@ from sniff.variants import AMERICAN, Variant
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-DEALING_VERSION = DEALING.decode()
-"""Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
 
 _MATCH_ID = MATCH_ID
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
@@ -436,6 +434,14 @@ class Hub:
         round_index = match.round_index
         action_index = len(match.history[-1].actions)
         result = match.apply(move, seat)
+        return self._record(live, result, round_index, action_index)
+
+    @staticmethod
+    def _record(
+        live: LiveMatch, result: ActionResult, round_index: int, action_index: int
+    ) -> ApplyOutcome:
+        """Keep what the reply to an action just applied says, for a retry to get it again."""
+        match = live.match
         layout = match.layout
         hands = None
         if result.round_end is not None or result.match_over:
@@ -455,7 +461,7 @@ class Hub:
             winning_seats=winners,
             remaining_hands=hands,
         )
-        live.outcomes.append((result.seat, str(move), outcome))
+        live.outcomes.append((result.seat, str(result.move), outcome))
         return outcome
 
     @staticmethod
@@ -613,44 +619,31 @@ class Hub:
         if not events or events[0].kind != "match_created":
             raise RecoveryError(f"match {live.match_id}: the log does not start with its creation")
         d: dict[str, Any] = dict(events[0].detail or {})
-        match = Match(
-            d["seats"],
-            seed=d["seed"],
-            target=d["target"],
-            variant=d.get("variant", "american"),
-            round_limit=d.get("round_limit"),
-            auto_deal=False,
-        )
-        # Deals made by an older generator (before `dealing` was logged) are replayed as
-        # logged: only this release's generator can be re-run and compared.
-        seeded = d.get("dealing") == DEALING_VERSION
-        live.match = match
-        live.token_digests = tuple(d["token_sha256"])
-        live.secrets = MatchSecrets.from_detail(d)
         live.outcomes = []
         rebuilt: list[Logged] = []
-        for event in events:
-            if event.kind == "round_dealt":
-                detail = event.detail or {}
-                logged = Deal.of(
-                    [[Tile.parse(t) for t in h] for h in detail["hands"]],
-                    [Tile.parse(t) for t in detail["boneyard"]],
-                    detail["leader"],
-                )
-                explicit = detail.get("dealt_by") == "request" or not seeded
-                dealt = match.deal(logged if explicit else None)
-                if dealt != logged:
-                    raise RecoveryError(
-                        f"match {live.match_id}: round {event.round} re-deals differently"
-                    )
-            elif event.kind == "action":
-                assert event.move is not None
-                outcome = self._apply_locked(live, Move.parse(event.move))
-                if outcome.result.points != event.points:
-                    raise RecoveryError(
-                        f"match {live.match_id}: event {event.seq} scores differently"
-                    )
-            elif event.kind in ("round_ended", "match_ended") and live.outcomes:
-                self._with_head(live, live.outcomes[-1][2], event)
-            rebuilt.append(Logged(event, match.move_count))
+        try:
+            for step in replayer.replay(events):
+                if isinstance(step, replayer.Created):
+                    live.match = step.match
+                    live.token_digests = tuple(d["token_sha256"])
+                    live.secrets = MatchSecrets.from_detail(d)
+                elif isinstance(step, replayer.Acted):
+                    self._record(live, step.result, step.round_index, step.action_index)
+                elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:
+                    self._with_head(live, live.outcomes[-1][2], events[step.position])
+                rebuilt.append(Logged(events[step.position], live.match.move_count))
+        except replayer.ReplayMismatch as e:
+            raise RecoveryError(_recovery_message(live.match_id, events, e)) from None
         live.events = rebuilt
+
+
+def _recovery_message(
+    match_id: str, events: list[LogEvent], mismatch: replayer.ReplayMismatch
+) -> str:
+    """What recovery says of the first disagreement between the log and the engine."""
+    event = events[mismatch.position]
+    if isinstance(mismatch, replayer.DealMismatch):
+        return f"match {match_id}: round {event.round} re-deals differently"
+    if isinstance(mismatch, replayer.ActionMismatch) and mismatch.field == "points":
+        return f"match {match_id}: event {event.seq} scores differently"
+    return f"match {match_id}: event {event.seq} does not replay: {mismatch}"

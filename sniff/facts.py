@@ -15,9 +15,9 @@ the match was won at a placement, or a round still in play, is listed with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sniff.match import Match, Phase, RoundLog
 from sniff.moves import Move, Side
@@ -134,6 +134,15 @@ def side_value(net: Sequence[int], seat: Seat) -> float:
     return net[seat] - others / (seats - 1)
 
 
+class Decision(NamedTuple):
+    """A Sniff decision as `RoundRecorder.before` notes it, before its outcome is known."""
+
+    seat: Seat
+    placement_index: int
+    double: int
+    """The highest double the seat may place."""
+
+
 class RoundRecorder:
     """Follows one round action by action: call `before` ahead of each action and `after`
     with the action's seat, move and points, then `facts` once the round stopped.
@@ -178,20 +187,24 @@ class RoundRecorder:
         self.points = [0] * seats
         self.placements = [0] * seats
         self.scoring = [0] * seats
-        self._pending: list[tuple[Seat, int, int]] = []
-        """Decisions so far: (seat, placement index, highest double)."""
+        self._pending: list[Decision] = []
+        """Decisions so far, their outcomes known once the round stopped."""
 
-    def before(self, match: Match) -> None:
+    def before(self, match: Match) -> Decision | None:
         """Note a Sniff decision if the seat to play, before any Sniff, may place a double
-        and a non-double (a forced double, e.g. just drawn, is not a decision)."""
+        and a non-double (a forced double, e.g. just drawn, is not a decision); return it,
+        for an analysis of the decision in the position it was made in."""
         if self.maker is not None or match.phase is not _PLAYING or match.drawn >= 0:
-            return  # a tile just drawn is the only one that may be placed: no choice
+            return None  # a tile just drawn is the only one that may be placed: no choice
         # The tiles with a legal placement are exactly those of the hand that some target
         # accepts (`legal_moves_of`): no list of moves is needed to tell what they are.
         placeable = match.hands[match.turn] & match.layout.playable
         doubles = placeable & _DOUBLES
-        if doubles and placeable != doubles:
-            self._pending.append((match.turn, self.index, LOW[doubles.bit_length() - 1]))
+        if not doubles or placeable == doubles:
+            return None
+        decision = Decision(match.turn, self.index, LOW[doubles.bit_length() - 1])
+        self._pending.append(decision)
+        return decision
 
     def after(self, match: Match, seat: Seat, move: Move, points: int) -> None:
         """Account for the action `seat` just made (`points` it scored) on `match`'s layout."""
@@ -293,9 +306,16 @@ class RoundRecorder:
         return HELD_OTHER
 
 
-def replayed_rounds(match: Match) -> list[RoundFacts]:
+def replayed_rounds(
+    match: Match, on_decision: Callable[[Match, Decision], None] | None = None
+) -> list[RoundFacts]:
     """The facts of every round `match` has played, by replaying its history in the engine
-    (on a fresh match with the same settings: `match` is left untouched)."""
+    (on a fresh match with the same settings: `match` is left untouched).
+
+    `on_decision` is called at each Sniff decision with the replay in the position the
+    decision was made in (before its move), so an analysis of decisions needs no replay
+    of its own; it must leave the replay as it found it.
+    """
     replay = Match(
         match.seats,
         target=match.target,
@@ -308,7 +328,9 @@ def replayed_rounds(match: Match) -> list[RoundFacts]:
         replay.deal(log.deal)
         recorder = RoundRecorder(replay)
         for move in log.actions:
-            recorder.before(replay)
+            decision = recorder.before(replay)
+            if decision is not None and on_decision is not None:
+                on_decision(replay, decision)
             seat = replay.turn
             result = replay.apply(move)
             recorder.after(replay, seat, move, result.points)
@@ -515,6 +537,7 @@ __all__ = [
     "ROUND_COLUMNS",
     "SOURCES",
     "Columns",
+    "Decision",
     "FactsRows",
     "MatchFacts",
     "RoundFacts",

@@ -1,7 +1,8 @@
 """A match as a replay: one step per action, each with everything a viewer shows.
 
 A replay rebuilds every position by applying the logged placements to the
-engine's `Layout` (placements are public, so no hand is needed), reads
+engine's `Layout` (placements are public, so no hand is needed) through the
+log's one replayer (`service.storage.replayer.place_logged`), reads
 open sides, counted ends and the ends sum from it, and takes each round's
 end (pips, deductions, scores) from the log's round_ended event. The
 logged points and ends sums are checked against the engine's on the way:
@@ -18,8 +19,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from analysis.replay.rules import Orientation, new_layout, parse_move, sniff_orientation
-from sniff import HAND_SIZE, Layout, MoveKind, Tile, points_for, team_of
+from analysis.replay.rules import Orientation, new_layout, sniff_orientation
+from service.storage.replayer import (
+    ActionMismatch,
+    Refused,
+    RowEvent,
+    Unreadable,
+    place_logged,
+)
+from sniff import HAND_SIZE, Layout, MoveKind, Tile, team_of
 from sniff.tiles import SET_SIZE
 
 
@@ -338,21 +346,34 @@ def _action_step(
     """Apply one logged action to `layout` (in place) and describe the position after it."""
     text = str(row["move"])
     where = f"match {info.match_id}, round {row['round']}, action {row['action_index']}"
-    try:
-        move = parse_move(text)
-    except ValueError as exc:
-        raise ReplayError(f"{where}: {exc}") from None
     seat = int(row["seat"])
-    points: int | None = None
+    event = RowEvent(
+        row["seq"],
+        "action",
+        row["round"],
+        row["action_index"],
+        seat,
+        text,
+        None,
+        row.get("points"),
+        row.get("ends_sum"),
+        None,
+    )
+    was_sniff = layout.sniff
+    try:
+        move, points = place_logged(layout, n, event)
+    except Unreadable as exc:
+        raise ReplayError(f"{where}: {exc.error}") from None
+    except Refused as exc:
+        raise ReplayError(f"{where}: {text} cannot be placed: {exc.error}") from None
+    except ActionMismatch as exc:
+        told = f"{text} scored" if exc.field == "points" else "the ends sum"
+        raise ReplayError(
+            f"{where}: the log says {told} {exc.logged}, the rules give {exc.actual}"
+            " (run sniff audit)"
+        ) from None
     tile: str | None = None
     if move.is_placement:
-        try:
-            layout.check(move)
-        except ValueError as exc:
-            raise ReplayError(f"{where}: {text} cannot be placed: {exc}") from None
-        was_sniff = layout.sniff
-        ends = layout.place(move)
-        points = points_for(ends)
         assert move.tile is not None
         tile = str(move.tile)
         sniff = layout.sniff >= 0 and was_sniff < 0
@@ -366,16 +387,6 @@ def _action_step(
             )
         )
         hand_sizes[seat] -= 1
-        if row.get("points") is not None and row["points"] != points:
-            raise ReplayError(
-                f"{where}: the log says {text} scored {row['points']}, the rules give {points}"
-                " (run sniff audit)"
-            )
-        if row.get("ends_sum") is not None and row["ends_sum"] != ends:
-            raise ReplayError(
-                f"{where}: the log says the ends sum {row['ends_sum']}, the rules give {ends}"
-                " (run sniff audit)"
-            )
     elif move.kind is MoveKind.DRAW:
         hand_sizes[seat] += 1
     kind = {MoveKind.LEAD: "lead", MoveKind.PLACE: "place", MoveKind.DRAW: "draw"}.get(

@@ -1,16 +1,17 @@
-"""What a replay needs from the rules engine, in one place: the variant's layout and moves.
+"""What a replay needs from the rules engine, in one place: the variant's layout.
 
 The engine knows the four ways of handling the Sniff (RULES.md §10): a
 `Layout` made for a variant scores its Sniff by the variant's rule for the
 orientation the move names (or the only one it allows), and a stub's
-outer end is counted but never open. A replay only names the variant.
+outer end is counted but never open. A replay only names the variant; logged
+moves are read and applied by the log's replayer (service/storage/replayer.py).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from sniff import Layout, Move, variant_named
+from sniff import Layout, variant_named
 
 Orientation = Literal["cross", "inline"]
 
@@ -19,11 +20,6 @@ def new_layout(variant: str) -> Layout:
     """An empty layout playing by `variant`'s rules (`sniff.UnknownVariant` for a name that is
     not one of them)."""
     return Layout(variant_named(variant))
-
-
-def parse_move(text: str) -> Move:
-    """A logged move in RECORD.md notation (with its orientation suffix, if any)."""
-    return Move.parse(text)
 
 
 def sniff_orientation(layout: Layout) -> Orientation | None:

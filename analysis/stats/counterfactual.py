@@ -46,7 +46,7 @@ from analysis.stats.store import FactsStore
 from analysis.stats.tdist import t975
 from analysis.stats.timing import BUCKETS, Cell
 from sniff import Match, view
-from sniff.facts import RoundRecorder
+from sniff.facts import Decision, replayed_rounds
 from sniff.rollout import equities
 from sniff.tiles import IS_DOUBLE
 
@@ -101,27 +101,15 @@ def match_gains(
 ) -> list[Gain]:
     """The gain of every Sniff decision of `match` (replayed on a fresh match), or of those
     `wanted` (round, placement index)."""
-    replay = Match(
-        match.seats,
-        target=match.target,
-        variant=match.variant,
-        round_limit=match.round_limit,
-        auto_deal=False,
-    )
     out = []
-    for log in match.history:
-        replay.deal(log.deal)
-        recorder = RoundRecorder(replay)
-        for move in log.actions:
-            pending = len(recorder._pending)
-            recorder.before(replay)  # the one definition of a Sniff decision (facts.py)
-            if len(recorder._pending) > pending:
-                seat, index, _ = recorder._pending[-1]
-                if wanted is None or (replay.round_index, index) in wanted:
-                    out.append(_gain(replay, match_id, seat, index, rollouts, seed))
-            seat = replay.turn
-            result = replay.apply(move)
-            recorder.after(replay, seat, move, result.points)
+
+    def decided(replay: Match, decision: Decision) -> None:
+        # the one definition of a Sniff decision and the one replay (sniff/facts.py)
+        index = decision.placement_index
+        if wanted is None or (replay.round_index, index) in wanted:
+            out.append(_gain(replay, match_id, decision.seat, index, rollouts, seed))
+
+    replayed_rounds(match, on_decision=decided)
     return out
 
 

@@ -149,7 +149,7 @@ def _replay_log(store: FactsStore, db_path: str | Path, keep: list[Replayed]) ->
 
 
 def _replayed_log(rows: list[dict[str, Any]], db_path: str) -> Iterator[Replayed]:
-    events = [(r["match_id"], r["kind"], r["move"], r["detail"]) for r in rows]
+    events = [tuple(r.values()) for r in rows]  # load.sql's columns, in replay_events' order
     for match_id, match_events in groupby(events, key=itemgetter(0)):
         try:
             match, players, source, run = replay_events(list(match_events))

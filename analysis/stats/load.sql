@@ -14,7 +14,8 @@ SELECT * FROM sniff_decisions;
 -- name: finished_match_events
 -- Every event that rebuilds a finished match, in order. Unfinished matches are left out:
 -- their hands are still secret, and their facts are not final.
-SELECT match_id, kind, move, CAST(detail AS VARCHAR) AS detail
+SELECT match_id, seq, kind, round, action_index, seat, move, drawn, points, ends_sum,
+       CAST(detail AS VARCHAR) AS detail
 FROM events
 WHERE kind IN ('match_created', 'round_dealt', 'action')
   AND match_id IN (SELECT match_id FROM events WHERE kind = 'match_ended')

@@ -29,7 +29,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sniff import Deal, Match, Move, SniffError, Tile
+from sniff import Match, SniffError
 from sniff.facts import (
     DECISION_COLUMNS,
     MATCH_COLUMNS,
@@ -41,6 +41,7 @@ from sniff.facts import (
 )
 
 from . import _sql
+from .replayer import RowEvent, rebuilt
 
 TABLES: Final = ("match_facts", "round_facts", "sniff_decisions")
 """The facts tables, in load order."""
@@ -231,31 +232,16 @@ def _by_match(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[str, list[tuple
 def replay_events(
     events: Sequence[tuple[Any, ...]],
 ) -> tuple[Match, list[str] | None, str, str | None]:
-    """A logged match rebuilt from its (match_id, kind, move, detail) rows of creation,
-    deals and actions; with its players, source and run."""
+    """A logged match rebuilt from its rows of creation, deals and actions (queries.sql
+    `replay_events`: match_id, the event's fields, its detail as JSON text); with its
+    players, source and run. The log is taken at its word (`replayer.rebuilt`, not strict):
+    the facts are those of the match as logged, and the audit is what checks it."""
     first = events[0]
-    if first[1] != "match_created":
+    if first[2] != "match_created":
         raise ValueError("the log does not start with its creation")
-    settings = json.loads(first[3] or "{}")
-    match = Match(
-        settings["seats"],
-        target=settings.get("target"),
-        variant=settings.get("variant", "american"),
-        round_limit=settings.get("round_limit"),
-        auto_deal=False,
-    )
-    for _, kind, move, detail in events[1:]:
-        if kind == "round_dealt":
-            dealt = json.loads(detail)
-            match.deal(
-                Deal.of(
-                    [[Tile.parse(t) for t in hand] for hand in dealt["hands"]],
-                    [Tile.parse(t) for t in dealt["boneyard"]],
-                    dealt["leader"],
-                )
-            )
-        elif kind == "action":
-            match.apply(Move.parse(move))
+    logged = [RowEvent.of(row, None if row[10] is None else json.loads(row[10])) for row in events]
+    settings = logged[0].detail or {}
+    match = rebuilt(logged, strict=False)
     return (match, *facts_identity(settings))
 
 

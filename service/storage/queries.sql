@@ -190,8 +190,9 @@ WHERE kind = 'match_ended'
 ORDER BY match_id;
 
 -- name: replay_events
--- The events that rebuild the given matches, each in seq order.
-SELECT match_id, kind, move, CAST(detail AS VARCHAR) AS detail
+-- The events that rebuild the given matches, each in seq order (replayer.RowEvent's fields).
+SELECT match_id, seq, kind, round, action_index, seat, move, drawn, points, ends_sum,
+       CAST(detail AS VARCHAR) AS detail
 FROM events_all
 WHERE list_contains($match_ids, match_id)
   AND kind IN ('match_created', 'round_dealt', 'action')
