@@ -25,7 +25,7 @@ from typing import Any, cast
 import pyarrow as pa
 
 from analysis.audit import AuditResult, Problem
-from analysis.logquery import LogSource
+from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
 from service.storage import chain, replayer
@@ -57,10 +57,6 @@ Fields = tuple[
     int | None,
 ]
 _HASH = 11
-
-
-class UnknownMatch(LookupError):
-    """A match named on the command line that the log does not hold."""
 
 
 def _sql(name: str) -> str:
@@ -363,7 +359,7 @@ class _MatchAudit:
             return {}
         try:
             detail = chain.load_detail(text)
-        except chain.NotCanonical as e:
+        except chain.NoCanonicalForm as e:
             self.problem(row, "malformed", f"its detail holds what no event holds: {e}")
             return {}
         except ValueError:

@@ -52,6 +52,11 @@ class NoLog(Exception):
     """
 
 
+class UnknownMatch(LookupError):
+    """A match named by the user (audit, replay, analyze) that the log does not hold: the
+    one such error of every offline reader, reported as misuse like NoLog."""
+
+
 def table_from_stream(replies: Iterable[pb.QueryResponse]) -> pa.Table:
     """The Query RPC's result: its chunks concatenated form one Arrow IPC stream.
 

@@ -214,7 +214,7 @@ def test_an_event_without_detail_encodes_as_the_page_says_whatever_its_values(
 
 @pytest.mark.parametrize("bad", [{"x": 1.5}, {"x": [float("nan")]}, {"x": {1: 2}}, {"x": b"y"}])
 def test_what_the_encoding_has_no_form_for_is_refused(bad: dict[str, Any]) -> None:
-    with pytest.raises(chain.NotCanonical):
+    with pytest.raises(chain.NoCanonicalForm):
         chain.canonical("m", 0, "action", None, None, None, None, None, None, None, bad)
 
 

@@ -165,8 +165,7 @@ def _log_results(
 @contextmanager
 def log_read_errors() -> Iterator[None]:
     """What reading the log can raise, as one line and exit status 2."""
-    from analysis.logaudit import UnknownMatch
-    from analysis.logquery import NoLog
+    from analysis.logquery import NoLog, UnknownMatch
     from service.storage import StorageError
 
     try:

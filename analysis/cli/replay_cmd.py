@@ -37,13 +37,12 @@ def _one_line(e: Exception) -> click.ClickException | None:
     The exception classes are imported here, once something went wrong, so
     that a listing that succeeds never loads the replay model and the engine.
     """
-    from analysis.logquery import NoLog
+    from analysis.logquery import NoLog, UnknownMatch
     from analysis.replay.model import ReplayError
-    from analysis.replay.source import MatchNotFound
     from service.storage import LogLocked, SchemaVersionError, StorageError
     from sniff import UnknownVariant
 
-    if isinstance(e, NoLog | SchemaVersionError | MatchNotFound | UnknownVariant):
+    if isinstance(e, NoLog | SchemaVersionError | UnknownMatch | UnknownVariant):
         return CommandError(str(e))
     if isinstance(e, LogLocked):
         return CommandError(str(e))

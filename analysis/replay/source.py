@@ -13,15 +13,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from analysis.logquery import query_log_rows
+from analysis.logquery import UnknownMatch, query_log_rows
 from analysis.sqlfiles import named_queries
 
 if TYPE_CHECKING:
     from analysis.replay.model import Replay
-
-
-class MatchNotFound(LookupError):
-    """No match of that id in the log."""
 
 
 class BadTime(ValueError):
@@ -35,10 +31,10 @@ def _sql(name: str) -> str:
 def read_match_events(
     db_path: str | Path, match_id: str, *, reveal: bool = False
 ) -> list[dict[str, Any]]:
-    """One match's events in order (queries.sql `match_events`); MatchNotFound if none."""
+    """One match's events in order (queries.sql `match_events`); UnknownMatch if none."""
     rows, _ = query_log_rows(db_path, _sql("match_events"), [match_id, reveal])
     if not rows:
-        raise MatchNotFound(f"no match {match_id!r} in {db_path}")
+        raise UnknownMatch(f"no match {match_id!r} in {db_path}")
     return rows
 
 

@@ -133,13 +133,14 @@ def spec_from_events(match_id: str, rows: Sequence[dict[str, Any]]) -> MatchSpec
 
 def specs_from_log(db_path: str | Path, match_ids: Sequence[str]) -> list[MatchSpec]:
     """The finished matches of the log named by `match_ids`, each checked by replay."""
-    from analysis.replay.source import MatchNotFound, read_match_events
+    from analysis.logquery import UnknownMatch
+    from analysis.replay.source import read_match_events
 
     specs = []
     for match_id in match_ids:
         try:
             rows = read_match_events(db_path, match_id, reveal=True)
-        except MatchNotFound as e:
+        except UnknownMatch as e:
             raise SourceError(str(e)) from None
         spec = spec_from_events(match_id, rows)
         spec.check()

@@ -85,7 +85,7 @@ _encode = json.JSONEncoder(
 ).encode
 
 
-class NotCanonical(ValueError):
+class NoCanonicalForm(ValueError):
     """A value the canonical encoding has no form for (a float, a non-string key, ...)."""
 
 
@@ -96,14 +96,16 @@ def _check(value: object) -> None:
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise NotCanonical(f"an object key must be a string, not {key!r}")
+                raise NoCanonicalForm(f"an object key must be a string, not {key!r}")
             _check(item)
         return
     if isinstance(value, list | tuple):
         for item in value:
             _check(item)
         return
-    raise NotCanonical(f"the canonical encoding has no form for {type(value).__name__} {value!r}")
+    raise NoCanonicalForm(
+        f"the canonical encoding has no form for {type(value).__name__} {value!r}"
+    )
 
 
 def canonical(
@@ -202,7 +204,7 @@ _DETAIL_NULL: Final = ',"detail":null,'
 
 
 def _no_float(text: str) -> Any:
-    raise NotCanonical(f"the canonical encoding has no form for the number {text}")
+    raise NoCanonicalForm(f"the canonical encoding has no form for the number {text}")
 
 
 _DETAIL_DECODER: Final = json.JSONDecoder(parse_float=_no_float, parse_constant=_no_float)
@@ -210,7 +212,7 @@ _DETAIL_DECODER: Final = json.JSONDecoder(parse_float=_no_float, parse_constant=
 
 
 def load_detail(text: str) -> Any:
-    """A detail's JSON text as a value, refusing a floating-point number (NotCanonical)."""
+    """A detail's JSON text as a value, refusing a floating-point number (NoCanonicalForm)."""
     return _DETAIL_DECODER.decode(text)
 
 
