@@ -188,6 +188,7 @@ class Match:
         "boneyard",
         "draw_seats",
         "drawn",
+        "drawn_by",
         "hands",
         "history",
         "layout",
@@ -247,6 +248,9 @@ class Match:
         self.bone_pos = 0
         self.draw_seats: list[Seat] = []
         """Who drew each boneyard tile drawn so far this round, in draw order."""
+        self.drawn_by: list[tuple[Tile, ...]] = [()] * seats
+        """Per seat, the tiles it drew this round in draw order: kept as each draw is made so
+        that a seat's view (`view.py`) takes its own draws without searching the boneyard."""
         self.layout = Layout(self.variant)
         self.turn: Seat = -1
         self.leader: Seat = -1
@@ -396,6 +400,7 @@ class Match:
             t = self.boneyard[self.bone_pos]
             self.bone_pos += 1
             self.draw_seats.append(s)
+            self.drawn_by[s] += (t,)
             self.hands[s] |= BIT[t]
             if BIT[t] & self.layout.playable:
                 self.drawn = t
@@ -475,6 +480,7 @@ class Match:
         self.boneyard = list(deal.boneyard)
         self.bone_pos = 0
         self.draw_seats = []
+        self.drawn_by = [()] * self.seats
         self.layout = Layout(self.variant)
         self.leader = self.turn = deal.leader
         self.drawn = -1
@@ -531,6 +537,7 @@ class Match:
         other.boneyard = self.boneyard
         other.bone_pos = self.bone_pos
         other.draw_seats = self.draw_seats[:]
+        other.drawn_by = self.drawn_by[:]
         other.layout = self.layout.copy()
         other.turn = self.turn
         other.leader = self.leader
