@@ -83,18 +83,16 @@ def shuffled_tiles(seed: int, round_index: int) -> list[int]:
 
     The 27 draws almost always take the first four blocks (a rejection is
     rarer than one in 150 million), so those are hashed at once and the
-    stream is read on only if a draw is rejected.
+    stream is read on only if a draw is rejected. No word below the least
+    rejection limit can be rejected, so one `max` over the pool stands for the
+    27 limit tests; a deal is made for every round of every match.
     """
     prefix = _prefix(seed, round_index, b"deal")
-    pool = [
-        x
-        for counter in range(4)
-        for x in _WORDS.unpack(sha256(prefix + _COUNTER.pack(counter)).digest())
-    ]
+    pool = _POOL.unpack(b"".join([sha256(prefix + c).digest() for c in _FIRST_COUNTERS]))
     tiles = list(range(SET_SIZE))
-    if all(map(_BELOW, pool, _DRAW_LIMITS)):
-        for i, x in zip(_POSITIONS, pool, strict=False):
-            j = x % (i + 1)
+    if max(pool) < _LEAST_LIMIT or all(map(_BELOW, pool, _DRAW_LIMITS)):
+        for i, n, x in zip(_POSITIONS, _SIZES, pool, strict=False):
+            j = x % n
             tiles[i], tiles[j] = tiles[j], tiles[i]
         return tiles
     stream = chain(pool, words_from(prefix, 4))
@@ -116,3 +114,8 @@ _POSITIONS: Final = tuple(range(SET_SIZE - 1, 0, -1))
 """Fisher-Yates positions i = 27 … 1; draw k is uniform(i + 1)."""
 _DRAW_LIMITS: Final = tuple((1 << 32) - (1 << 32) % (i + 1) for i in _POSITIONS)
 _BELOW: Final = int.__lt__
+_SIZES: Final = tuple(i + 1 for i in _POSITIONS)
+_LEAST_LIMIT: Final = min(_DRAW_LIMITS)
+_FIRST_COUNTERS: Final = tuple(_COUNTER.pack(c) for c in range(4))
+_POOL: Final = struct.Struct(">32I")
+"""The first four blocks' 32 words (the shuffle reads the first 27)."""

@@ -22,7 +22,7 @@ from sniff.errors import (
     UnexpectedOrientation,
     ValuesDoNotMatch,
 )
-from sniff.moves import SIDE_COUNT, Move, MoveKind, Side, place_move
+from sniff.moves import LEADS, PLACES, SIDE_COUNT, Move, MoveKind, Side
 from sniff.tiles import (
     BIT,
     FULL_SET,
@@ -97,6 +97,12 @@ SNIFF_CONTRIB: Final[dict[SniffRule, tuple[int, ...]]] = {
 }
 """Contribution of the Sniff under each rule, by `tile * 64 + covered sides`."""
 _DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
+_SLOT_MATCHING: Final = tuple(MATCHING[v] if v >= 0 else 0 for v in SLOT_VALUE)
+"""The tiles each place accepts (none where the place does not exist)."""
+_BIT_TILE: Final = {BIT[t]: t for t in range(SET_SIZE)}
+"""A tile's number by its bit."""
+_BIT_ROW: Final = {BIT[t]: t * SET_SIZE * SIDE_COUNT for t in range(SET_SIZE)}
+"""Where a tile's placements start in `moves.PLACES`, by the tile's bit."""
 
 
 def points_for(ends_sum: int) -> int:
@@ -339,7 +345,7 @@ class Layout:
             if slot == prev + 1 and slot & 1 and slot & 7 != _HIGH:
                 continue
             targets.append(slot)
-            playable |= MATCHING[SLOT_VALUE[slot]]
+            playable |= _SLOT_MATCHING[slot]
             prev = slot
         self.targets = targets
         self.playable = playable
@@ -356,15 +362,16 @@ class Layout:
             out = []
             while hand:
                 low = hand & -hand
-                out.append(Move.lead(low.bit_length() - 1))
+                out.append(LEADS[_BIT_TILE[low]])
                 hand ^= low
             return _with_orientations(out, self.variant) if choice else out
         moves = []
+        # The interned moves by table: a legal-move list is made for every decision.
         for slot in self.targets:
-            m = hand & MATCHING[SLOT_VALUE[slot]]
+            m = hand & _SLOT_MATCHING[slot]
             while m:
                 low = m & -m
-                moves.append(place_move(low.bit_length() - 1, slot))
+                moves.append(PLACES[_BIT_ROW[low] + slot])
                 m ^= low
         return _with_orientations(moves, self.variant) if choice else moves
 

@@ -26,7 +26,7 @@ from sniff.errors import (
     RoundInPlay,
     TileNotInHand,
 )
-from sniff.layout import SLOT_VALUE, Layout, points_for
+from sniff.layout import SLOT_VALUE, Layout
 from sniff.moves import DRAW, PASS, Move, MoveKind
 from sniff.rules import (
     HAND_SIZE,
@@ -153,6 +153,14 @@ class ActionResult(NamedTuple):
     match_over: bool = False
     """True when this action ended the match: a win, or the round limit (then `winner` may
     be None: a draw)."""
+
+
+_new: Final = tuple.__new__
+"""`_new(ActionResult, fields)`: a result from all its fields in order, as `apply` makes one
+for every action, without the constructor's keywords and defaults (a third of a
+microsecond an action)."""
+_PLAIN: Final = (None, None, None, False)
+"""The fields after `ends_sum` of a result that draws nothing and ends nothing."""
 
 
 class RoundLog:
@@ -379,7 +387,7 @@ class Match:
             self.hands[s] ^= BIT[t]
             self.drawn = -1
             ends = self.layout.place(move)
-            points = points_for(ends)
+            points = ends if ends > 0 and ends % 5 == 0 else 0  # points_for, inlined
             log.points.append(points)
             if points:
                 team = self.teams[s]
@@ -390,11 +398,11 @@ class Match:
                     log.scores = self.seat_scores()
                     return ActionResult(s, move, points, ends, winner=s, match_over=True)
             if not self.hands[s]:
-                return self._round_over(ActionResult(s, move, points, ends), s)
+                return self._round_over(_new(ActionResult, (s, move, points, ends, *_PLAIN)), s)
             if self.bone_pos == len(self.boneyard) and self._blocked():
-                return self._round_over(ActionResult(s, move, points, ends), None)
+                return self._round_over(_new(ActionResult, (s, move, points, ends, *_PLAIN)), None)
             self.turn = (s + 1) % self.seats
-            return ActionResult(s, move, points, ends)
+            return _new(ActionResult, (s, move, points, ends, None, None, None, False))
         log.points.append(None)
         if kind is _DRAW:
             t = self.boneyard[self.bone_pos]
@@ -406,9 +414,9 @@ class Match:
                 self.drawn = t
             elif self.bone_pos == len(self.boneyard) and self._blocked():
                 return self._round_over(ActionResult(s, move, 0, None, drawn=t), None)
-            return ActionResult(s, move, 0, None, drawn=t)
+            return _new(ActionResult, (s, move, 0, None, t, None, None, False))
         self.turn = (s + 1) % self.seats
-        return ActionResult(s, move, 0, None)
+        return _new(ActionResult, (s, move, 0, None, None, None, None, False))
 
     def _blocked(self) -> bool:
         playable = self.layout.playable
@@ -476,7 +484,7 @@ class Match:
             choice = (
                 LeaderChoice.FINISHER if self.next_leader is not None else LeaderChoice.EXPLICIT
             )
-        self.hands = [sum(BIT[t] for t in h) for h in deal.hands]
+        self.hands = [sum(map(BIT.__getitem__, h)) for h in deal.hands]
         self.boneyard = list(deal.boneyard)
         self.bone_pos = 0
         self.draw_seats = []
@@ -498,11 +506,10 @@ class Match:
         else:
             leader, choice = lot(self.seed, round_index, self.seats), LeaderChoice.LOT
         size = HAND_SIZE[self.seats]
+        dealt = list(map(TILES.__getitem__, tiles))
         deal = Deal(
-            tuple(
-                tuple(TILES[t] for t in tiles[i * size : (i + 1) * size]) for i in range(self.seats)
-            ),
-            tuple(TILES[t] for t in tiles[self.seats * size :]),
+            tuple([tuple(dealt[i : i + size]) for i in range(0, self.seats * size, size)]),
+            tuple(dealt[self.seats * size :]),
             leader,
         )
         return deal, choice

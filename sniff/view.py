@@ -153,7 +153,8 @@ def view(match: Match, seat: Seat | None) -> SeatView:
             else:
                 legal = _DRAW_ONLY if boneyard_left else _PASS_ONLY
     scores = match.scores
-    return _make(
+    return _new(
+        SeatView,
         (
             seats,
             match.variant,
@@ -182,7 +183,7 @@ def view(match: Match, seat: Seat | None) -> SeatView:
             layout.sniff_table,
             None,
             None,
-        )
+        ),
     )
 
 
@@ -193,7 +194,8 @@ def _observer_view(match: Match) -> SeatView:
     history = match.history
     drawn = match.drawn
     playing = match.phase is _PLAYING
-    return _make(
+    return _new(
+        SeatView,
         (
             match.seats,
             match.variant,
@@ -222,11 +224,12 @@ def _observer_view(match: Match) -> SeatView:
             layout.sniff_table,
             tuple(tuple(tiles_of(h)) for h in hands),
             tuple(match.boneyard[match.bone_pos :]),
-        )
+        ),
     )
 
 
-_make = SeatView._make
+_new: Final = tuple.__new__
+"""`_new(SeatView, fields)`: a view from all its fields in order, without `_make`'s call."""
 _PLAYING: Final = Phase.PLAYING
 _DRAW_ONLY: Final = (DRAW,)
 _PASS_ONLY: Final = (PASS,)
