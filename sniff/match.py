@@ -197,6 +197,7 @@ class Match:
         "draw_seats",
         "drawn",
         "drawn_by",
+        "hand_sizes",
         "hands",
         "history",
         "layout",
@@ -252,6 +253,9 @@ class Match:
         self.winner: Seat | None = None
         self.history: list[RoundLog] = []
         self.hands = [0] * seats
+        self.hand_sizes = [0] * seats
+        """Per seat, the tiles it holds: kept with `hands` so that a view, made for every bot
+        decision, copies the sizes instead of counting every hand's bits."""
         self.boneyard: list[Tile] = []
         self.bone_pos = 0
         self.draw_seats: list[Seat] = []
@@ -385,6 +389,7 @@ class Match:
             t = move.tile
             assert t is not None
             self.hands[s] ^= BIT[t]
+            self.hand_sizes[s] -= 1
             self.drawn = -1
             ends = self.layout.place(move)
             points = ends if ends > 0 and ends % 5 == 0 else 0  # points_for, inlined
@@ -410,6 +415,7 @@ class Match:
             self.draw_seats.append(s)
             self.drawn_by[s] += (t,)
             self.hands[s] |= BIT[t]
+            self.hand_sizes[s] += 1
             if BIT[t] & self.layout.playable:
                 self.drawn = t
             elif self.bone_pos == len(self.boneyard) and self._blocked():
@@ -485,6 +491,7 @@ class Match:
                 LeaderChoice.FINISHER if self.next_leader is not None else LeaderChoice.EXPLICIT
             )
         self.hands = [sum(map(BIT.__getitem__, h)) for h in deal.hands]
+        self.hand_sizes = list(map(len, deal.hands))
         self.boneyard = list(deal.boneyard)
         self.bone_pos = 0
         self.draw_seats = []
@@ -541,6 +548,7 @@ class Match:
         else:
             other.history = []
         other.hands = self.hands[:]
+        other.hand_sizes = self.hand_sizes[:]
         other.boneyard = self.boneyard
         other.bone_pos = self.bone_pos
         other.draw_seats = self.draw_seats[:]

@@ -166,7 +166,7 @@ def view(match: Match, seat: Seat | None) -> SeatView:
             leader if leader >= 0 else None,
             seat,
             hand,
-            tuple(map(_bit_count, hands)),
+            tuple(match.hand_sizes),
             boneyard_left,
             tuple(scores) if seats != 4 else (scores[0], scores[1], scores[0], scores[1]),
             match.teams,
@@ -207,7 +207,7 @@ def _observer_view(match: Match) -> SeatView:
             match.leader if match.leader >= 0 else None,
             None,
             0,
-            tuple(map(_bit_count, hands)),
+            tuple(match.hand_sizes),
             len(match.boneyard) - match.bone_pos,
             match.seat_scores(),
             match.teams,
@@ -233,4 +233,3 @@ _new: Final = tuple.__new__
 _PLAYING: Final = Phase.PLAYING
 _DRAW_ONLY: Final = (DRAW,)
 _PASS_ONLY: Final = (PASS,)
-_bit_count: Final = int.bit_count
