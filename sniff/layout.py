@@ -97,8 +97,8 @@ SNIFF_CONTRIB: Final[dict[SniffRule, tuple[int, ...]]] = {
 }
 """Contribution of the Sniff under each rule, by `tile * 64 + covered sides`."""
 _DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
-_SLOT_MATCHING: Final = tuple(MATCHING[v] if v >= 0 else 0 for v in SLOT_VALUE)
-"""The tiles each place accepts (none where the place does not exist)."""
+SLOT_MATCHING: Final = tuple(MATCHING[v] if v >= 0 else 0 for v in SLOT_VALUE)
+"""The tiles each place accepts, as a bitmask (none where the place does not exist)."""
 _BIT_TILE: Final = {BIT[t]: t for t in range(SET_SIZE)}
 """A tile's number by its bit."""
 _BIT_ROW: Final = {BIT[t]: t * SET_SIZE * SIDE_COUNT for t in range(SET_SIZE)}
@@ -300,7 +300,7 @@ class Layout:
             side = move.side
             assert board is not None
             assert side is not None
-            slot = board * SIDE_COUNT + side
+            slot = move.slot
             value = SLOT_VALUE[slot]
             cov = covered[board]
             new_cov = cov | 1 << side
@@ -345,7 +345,7 @@ class Layout:
             if slot == prev + 1 and slot & 1 and slot & 7 != _HIGH:
                 continue
             targets.append(slot)
-            playable |= _SLOT_MATCHING[slot]
+            playable |= SLOT_MATCHING[slot]
             prev = slot
         self.targets = targets
         self.playable = playable
@@ -368,7 +368,7 @@ class Layout:
         moves = []
         # The interned moves by table: a legal-move list is made for every decision.
         for slot in self.targets:
-            m = hand & _SLOT_MATCHING[slot]
+            m = hand & SLOT_MATCHING[slot]
             while m:
                 low = m & -m
                 moves.append(PLACES[_BIT_ROW[low] + slot])

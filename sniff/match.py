@@ -26,7 +26,7 @@ from sniff.errors import (
     RoundInPlay,
     TileNotInHand,
 )
-from sniff.layout import SLOT_VALUE, Layout
+from sniff.layout import SLOT_MATCHING, Layout
 from sniff.moves import DRAW, PASS, Move, MoveKind
 from sniff.rules import (
     HAND_SIZE,
@@ -39,9 +39,7 @@ from sniff.rules import (
 )
 from sniff.tiles import (
     BIT,
-    HIGH,
     IS_DOUBLE,
-    LOW,
     NAMES,
     SET_SIZE,
     TILES,
@@ -365,13 +363,14 @@ class Match:
             layout = self.layout
             slot = move.slot
             drawn = self.drawn
+            # (A slot among the targets means the layout is not empty; SLOT_MATCHING holds
+            # the tiles with a half of the slot's value.)
             if not (
                 self.hands[s] >> t & 1
                 and (drawn < 0 or t == drawn)
                 and layout.covered[t] < 0
-                and layout.placements
                 and slot in layout.targets
-                and (LOW[t] == SLOT_VALUE[slot] or HIGH[t] == SLOT_VALUE[slot])
+                and SLOT_MATCHING[slot] >> t & 1
                 and move.orientation is None
                 and not (IS_DOUBLE[t] and layout.sniff < 0)
             ):
