@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from sniff.dealing import check_seed, lot, shuffled_tiles
+from sniff.dealing import check_seed, lot, shuffled
 from sniff.errors import (
     BadDeal,
     CannotDraw,
@@ -448,8 +448,8 @@ class Match:
         return f"seat {self.winner} won"
 
     def _end_round(self, finisher: Seat | None) -> RoundEnd:
-        pips = tuple(pips_of(h) for h in self.hands)
-        deductions = tuple(deduction(p) for p in pips)
+        pips = tuple(map(pips_of, self.hands))
+        deductions = tuple(map(deduction, pips))
         for seat, d in enumerate(deductions):
             self.scores[self.teams[seat]] -= d
         end = RoundEnd(
@@ -506,16 +506,15 @@ class Match:
     def seeded_deal(self, round_index: int) -> tuple[Deal, LeaderChoice]:
         """The deal the match's seed makes for `round_index` (`dealing.py`), with its leader:
         the last round's finisher, else the lot."""
-        tiles = shuffled_tiles(self.seed, round_index)
+        tiles = shuffled(self.seed, round_index, list(TILES))
         if self.next_leader is not None:
             leader, choice = self.next_leader, LeaderChoice.FINISHER
         else:
             leader, choice = lot(self.seed, round_index, self.seats), LeaderChoice.LOT
         size = HAND_SIZE[self.seats]
-        dealt = list(map(TILES.__getitem__, tiles))
         deal = Deal(
-            tuple([tuple(dealt[i : i + size]) for i in range(0, self.seats * size, size)]),
-            tuple(dealt[self.seats * size :]),
+            tuple([tuple(tiles[i : i + size]) for i in range(0, self.seats * size, size)]),
+            tuple(tiles[self.seats * size :]),
             leader,
         )
         return deal, choice
