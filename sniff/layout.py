@@ -99,6 +99,8 @@ SNIFF_CONTRIB: Final[dict[SniffRule, tuple[int, ...]]] = {
 _DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
 SLOT_MATCHING: Final = tuple(MATCHING[v] if v >= 0 else 0 for v in SLOT_VALUE)
 """The tiles each place accepts, as a bitmask (none where the place does not exist)."""
+_MIRROR: Final = tuple(s & 7 in (_LINE_B, _BRANCH_B) for s in range(SET_SIZE * SIDE_COUNT))
+"""Whether a place is the second of a mirror pair (line_b, branch_b)."""
 _BIT_TILE: Final = {BIT[t]: t for t in range(SET_SIZE)}
 """A tile's number by its bit."""
 _BIT_ROW: Final = {BIT[t]: t * SET_SIZE * SIDE_COUNT for t in range(SET_SIZE)}
@@ -337,14 +339,15 @@ class Layout:
             self.ends = ends
         open_.sort()
         self.placements.append(move)
-        targets = []
+        targets: list[int] = []
+        add = targets.append
         playable = 0
         prev = -2
         for slot in open_:
             # A mirror (line_b beside line_a, branch_b beside branch_a) directly follows its twin.
-            if slot == prev + 1 and slot & 1 and slot & 7 != _HIGH:
+            if slot == prev + 1 and _MIRROR[slot]:
                 continue
-            targets.append(slot)
+            add(slot)
             playable |= SLOT_MATCHING[slot]
             prev = slot
         self.targets = targets

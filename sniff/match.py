@@ -387,7 +387,8 @@ class Match:
         if kind <= _PLACE:
             t = move.tile
             assert t is not None
-            self.hands[s] ^= BIT[t]
+            hands = self.hands
+            hands[s] ^= BIT[t]
             self.hand_sizes[s] -= 1
             self.drawn = -1
             ends = self.layout.place(move)
@@ -401,7 +402,7 @@ class Match:
                     self.winner = s
                     log.scores = self.seat_scores()
                     return ActionResult(s, move, points, ends, winner=s, match_over=True)
-            if not self.hands[s]:
+            if not hands[s]:
                 return self._round_over(_new(ActionResult, (s, move, points, ends, *_PLAIN)), s)
             if self.bone_pos == len(self.boneyard) and self._blocked():
                 return self._round_over(_new(ActionResult, (s, move, points, ends, *_PLAIN)), None)
