@@ -107,6 +107,26 @@ _BIT_ROW: Final = {BIT[t]: t * SET_SIZE * SIDE_COUNT for t in range(SET_SIZE)}
 """Where a tile's placements start in `moves.PLACES`, by the tile's bit."""
 
 
+class _Placements(dict[int, tuple[Move, ...]]):
+    """The placements of the tiles `m` on the place `slot`, in tile order, by `m << 8 | slot`
+    (`m` among the tiles the place accepts): each made when first asked for, so the table
+    never holds more than the 70 places x 128 sets of their 7 tiles, and costs no import
+    time."""
+
+    def __missing__(self, key: int) -> tuple[Move, ...]:
+        m, slot = key >> 8, key & 255
+        moves = []
+        while m:
+            low = m & -m
+            moves.append(PLACES[_BIT_ROW[low] + slot])
+            m ^= low
+        out = self[key] = tuple(moves)
+        return out
+
+
+_PLACEMENTS: Final = _Placements()
+
+
 def points_for(ends_sum: int) -> int:
     """A positive multiple of five scores itself; anything else scores nothing (§5)."""
     return ends_sum if ends_sum > 0 and ends_sum % 5 == 0 else 0
@@ -368,14 +388,13 @@ class Layout:
                 out.append(LEADS[_BIT_TILE[low]])
                 hand ^= low
             return _with_orientations(out, self.variant) if choice else out
-        moves = []
-        # The interned moves by table: a legal-move list is made for every decision.
+        moves: list[Move] = []
+        # Each place's moves for the tiles it accepts, by table: a legal-move list is made for
+        # every bot decision.
         for slot in self.targets:
             m = hand & SLOT_MATCHING[slot]
-            while m:
-                low = m & -m
-                moves.append(PLACES[_BIT_ROW[low] + slot])
-                m ^= low
+            if m:
+                moves += _PLACEMENTS[m << 8 | slot]
         return _with_orientations(moves, self.variant) if choice else moves
 
     def open_sides(self) -> tuple[OpenSide, ...]:
