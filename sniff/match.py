@@ -157,8 +157,6 @@ _new: Final = tuple.__new__
 """`_new(ActionResult, fields)`: a result from all its fields in order, as `apply` makes one
 for every action, without the constructor's keywords and defaults (a third of a
 microsecond an action)."""
-_PLAIN: Final = (None, None, None, False)
-"""The fields after `ends_sum` of a result that draws nothing and ends nothing."""
 
 
 class RoundLog:
@@ -403,9 +401,9 @@ class Match:
                     log.scores = self.seat_scores()
                     return ActionResult(s, move, points, ends, winner=s, match_over=True)
             if not hands[s]:
-                return self._round_over(_new(ActionResult, (s, move, points, ends, *_PLAIN)), s)
+                return self._round_over(s, move, points, ends, None, s)
             if self.bone_pos == len(self.boneyard) and self._blocked():
-                return self._round_over(_new(ActionResult, (s, move, points, ends, *_PLAIN)), None)
+                return self._round_over(s, move, points, ends, None, None)
             self.turn = (s + 1) % self.seats
             return _new(ActionResult, (s, move, points, ends, None, None, None, False))
         log.points.append(None)
@@ -419,7 +417,7 @@ class Match:
             if BIT[t] & self.layout.playable:
                 self.drawn = t
             elif self.bone_pos == len(self.boneyard) and self._blocked():
-                return self._round_over(ActionResult(s, move, 0, None, drawn=t), None)
+                return self._round_over(s, move, 0, None, t, None)
             return _new(ActionResult, (s, move, 0, None, t, None, None, False))
         self.turn = (s + 1) % self.seats
         return _new(ActionResult, (s, move, 0, None, None, None, None, False))
@@ -428,17 +426,26 @@ class Match:
         playable = self.layout.playable
         return not any(h & playable for h in self.hands)
 
-    def _round_over(self, result: ActionResult, finisher: Seat | None) -> ActionResult:
-        """End the round; end the match too if this was the round limit's last round (§8)."""
+    def _round_over(
+        self,
+        seat: Seat,
+        move: Move,
+        points: int,
+        ends: int | None,
+        drawn: Tile | None,
+        finisher: Seat | None,
+    ) -> ActionResult:
+        """End the round; end the match too if this was the round limit's last round (§8).
+        Returns the result of the action that ended it (`seat` made `move`)."""
         end = self._end_round(finisher)
         if self.round_limit is None or self.round_index + 1 < self.round_limit:
-            return result._replace(round_end=end)
+            return _new(ActionResult, (seat, move, points, ends, drawn, end, None, False))
         self.phase = _OVER
         best = max(self.scores)
         leaders = [team for team, score in enumerate(self.scores) if score == best]
         # The side ahead wins; with two or more sides level on top the match is drawn.
         self.winner = leaders[0] if len(leaders) == 1 else None
-        return result._replace(round_end=end, winner=self.winner, match_over=True)
+        return _new(ActionResult, (seat, move, points, ends, drawn, end, self.winner, True))
 
     def result_text(self) -> str:
         """How the match ended, in words: who won, or a draw at the round limit."""
