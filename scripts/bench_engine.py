@@ -16,6 +16,14 @@ Variant matches get a round limit (`--round-limit`, default 40 for the
 variants, none for American) because weak play in the stubby variants may
 never reach the target.
 
+`--against DIR` compares this tree with another checkout of the project (a
+`git worktree` of an older commit, say) on one machine in one run: two
+processes, each playing with its own tree's engine and bots through that
+tree's own `play()` of this script, take turns on the same seeded matches a
+few at a time, so that a change in the machine's load falls on both alike.
+It prints the medians of matches per CPU second and their ratio, and the
+median of the ratios paired run by run.
+
 `--profile` runs cProfile over 2-seat matches and prints the top functions
 by own time. Every run plays the same seeded matches, so the spread between
 runs is the machine's noise, not the workload's.
@@ -24,6 +32,8 @@ runs is the machine's noise, not the workload's.
     .venv/bin/python scripts/bench_engine.py --quick    # smoke run (seconds)
     .venv/bin/python scripts/bench_engine.py --profile  # where the time goes
     .venv/bin/python scripts/bench_engine.py --quick --json  # figures for a program
+    git worktree add /tmp/before d00dd35                   # the commit before the views
+    .venv/bin/python scripts/bench_engine.py --against /tmp/before
 """
 
 from __future__ import annotations
@@ -33,9 +43,11 @@ import cProfile
 import gc
 import io
 import json
+import os
 import pstats
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -305,6 +317,125 @@ def bench(
     return 0
 
 
+# -- A/B against another tree -------------------------------------------------------------
+
+_AB_CHILD = r"""
+import gc, importlib.util, json, sys
+tree = sys.argv[1]
+sys.path.insert(0, tree)
+spec = importlib.util.spec_from_file_location("bench_engine_ab", tree + "/scripts/bench_engine.py")
+bench = importlib.util.module_from_spec(spec)
+sys.modules["bench_engine_ab"] = bench
+spec.loader.exec_module(bench)
+for seats in (2, 3, 4):
+    bench.play(seats, 20, first_seed=1_000_000)
+print("ready", flush=True)
+for line in sys.stdin:
+    seats, count, first = map(int, line.split())
+    gc.collect()
+    wall, cpu, rounds, actions = bench.play(seats, count, first_seed=first)
+    print(json.dumps([wall, cpu, rounds, actions]), flush=True)
+"""
+"""A player of one tree: it loads that tree's own copy of this script (so its own engine,
+bots and `play`) and plays the chunks of seeded matches it is sent on stdin."""
+
+
+@dataclass
+class SideFigures:
+    """One tree's totals over every run of one seat count."""
+
+    runs: list[tuple[float, float]]
+    """(wall seconds, CPU seconds) per run."""
+    rounds: int
+    actions: int
+
+
+def against(other: str, matches: int, runs: int, chunk: int) -> dict[int, dict[str, SideFigures]]:
+    """Play `runs` runs of `matches` seeded matches per seat count in this tree and in `other`,
+    alternating every `chunk` matches (who starts alternates too)."""
+    here = str(Path(__file__).resolve().parent.parent)
+    trees = {"this": here, "other": str(Path(other).resolve())}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", _AB_CHILD, tree],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=tree,
+            env=env,
+        )
+        for name, tree in trees.items()
+    }
+    try:
+        for name, proc in procs.items():
+            assert proc.stdout is not None
+            if proc.stdout.readline().strip() != "ready":
+                raise SystemExit(f"the {name} tree ({trees[name]}) could not play")
+        out: dict[int, dict[str, SideFigures]] = {}
+        for seats in SEAT_COUNTS:
+            sides = {name: SideFigures([], 0, 0) for name in procs}
+            for run in range(runs):
+                order = ("other", "this") if (run + seats) % 2 else ("this", "other")
+                totals = {name: [0.0, 0.0] for name in procs}
+                for first in range(0, matches, chunk):
+                    for name in order:
+                        proc = procs[name]
+                        assert proc.stdin is not None
+                        assert proc.stdout is not None
+                        proc.stdin.write(f"{seats} {min(chunk, matches - first)} {first}\n")
+                        proc.stdin.flush()
+                        wall, cpu, rounds, actions = json.loads(proc.stdout.readline())
+                        totals[name][0] += wall
+                        totals[name][1] += cpu
+                        if run == 0:
+                            sides[name].rounds += rounds
+                            sides[name].actions += actions
+                for name in procs:
+                    sides[name].runs.append((totals[name][0], totals[name][1]))
+            out[seats] = sides
+        return out
+    finally:
+        for proc in procs.values():
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait()
+
+
+def report_against(other: str, matches: int, runs: int, chunk: int) -> int:
+    results = against(other, matches, runs, chunk)
+    print(
+        f"engine A/B: this tree against {other}; {runs} runs x {matches} random-bot matches "
+        f"(seeds 0..{matches - 1}) per seat count, the two taking turns every {chunk} matches; "
+        "figures are medians over runs of matches per second (cpu: this process's CPU time)\n"
+    )
+    header = (
+        f"{'seats':>5}  {'actions/match other':>19}  {'this':>6}  {'cpu other':>9}  {'this':>7}  "
+        f"{'ratio':>5}  {'paired':>6}  {'wall other':>10}  {'this':>7}  {'ratio':>5}"
+    )
+    print(header)
+    print("-" * len(header))
+    for seats, sides in results.items():
+        this, that = sides["this"], sides["other"]
+        cpu_this = [matches / cpu for _, cpu in this.runs]
+        cpu_that = [matches / cpu for _, cpu in that.runs]
+        wall_this = statistics.median(matches / wall for wall, _ in this.runs)
+        wall_that = statistics.median(matches / wall for wall, _ in that.runs)
+        paired = statistics.median(a / b for a, b in zip(cpu_this, cpu_that, strict=True))
+        med_this, med_that = statistics.median(cpu_this), statistics.median(cpu_that)
+        print(
+            f"{seats:>5}  {that.actions / matches:>19.1f}  {this.actions / matches:>6.1f}  "
+            f"{med_that:>9.1f}  {med_this:>7.1f}  {med_this / med_that:>5.3f}  {paired:>6.3f}  "
+            f"{wall_that:>10.1f}  {wall_this:>7.1f}  {wall_this / wall_that:>5.3f}"
+        )
+    print(
+        "\nratio: this tree's median over the other's; paired: the median of the runs' ratios. "
+        "The trees deal their own matches from the same seeds (the deal generator may differ), "
+        "hence actions per match."
+    )
+    return 0
+
+
 @dataclass
 class ProfileRow:
     function: str
@@ -384,6 +515,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--json", action="store_true", help="print the figures as one JSON object, for programs"
     )
+    p.add_argument(
+        "--against",
+        metavar="DIR",
+        help="compare with another checkout of the project, taking turns on the same matches",
+    )
+    p.add_argument("--chunk", type=int, default=25, help="matches per turn with --against")
     p.add_argument("--variant", choices=[*VARIANTS, "all"], default="american")
     p.add_argument(
         "--round-limit",
@@ -406,6 +543,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if limit is None and args.variant != "american":
         limit = VARIANT_LIMIT
     RULES = Rules(args.variant, limit)
+    if args.against is not None:
+        if args.variant != "american" or args.round_limit is not None:
+            p.error("--against plays American matches without a round limit (each tree's default)")
+        if args.quick:
+            return report_against(args.against, matches=10, runs=2, chunk=5)
+        return report_against(args.against, args.matches, args.runs, args.chunk)
     if args.profile:
         matches = 20 if args.quick else args.profile_matches
         if not args.json:

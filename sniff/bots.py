@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from sniff.match import Match, Phase
 from sniff.moves import Move
@@ -116,10 +116,17 @@ def parse_bots(text: str) -> tuple[str, ...]:
 def play_match(match: Match, bots: Sequence[Bot]) -> Match:
     """Play `match` to its end, seat i choosing with `bots[i]` from its own view; rounds are
     dealt from the match's seed."""
+    # Bound once: this loop runs once per action of every simulated match.
+    choosers = [bot.choose for bot in bots]
+    apply = match.apply
     while True:
-        while match.phase is Phase.PLAYING:
+        while match.phase is _PLAYING:
             seat = match.turn
-            match.apply(bots[seat].choose(view(match, seat)))
-        if match.phase is Phase.OVER:
+            apply(choosers[seat](view(match, seat)))
+        if match.phase is _OVER:
             return match
         match.deal()
+
+
+_PLAYING: Final = Phase.PLAYING
+_OVER: Final = Phase.OVER

@@ -39,9 +39,11 @@ import struct
 from collections.abc import Iterator
 from hashlib import sha256
 from itertools import chain
-from typing import Final
+from typing import Final, TypeVar
 
 from sniff.tiles import SET_SIZE
+
+T = TypeVar("T")
 
 DOMAIN: Final = b"sniff/rng/v1"
 SEED_LIMIT: Final = 1 << 64
@@ -79,29 +81,33 @@ def uniform(stream: Iterator[int], n: int) -> int:
 
 
 def shuffled_tiles(seed: int, round_index: int) -> list[int]:
-    """The 28 tile numbers in the order the round deals them (Fisher-Yates, from 27 down).
+    """The 28 tile numbers in the order the round deals them (Fisher-Yates, from 27 down)."""
+    return shuffled(seed, round_index, list(range(SET_SIZE)))
+
+
+def shuffled(seed: int, round_index: int, items: list[T]) -> list[T]:
+    """`items` (the 28 tiles in set order, as numbers or as `Tile`s) shuffled in place as the
+    round deals them, and returned: the match deals `Tile`s without a second pass.
 
     The 27 draws almost always take the first four blocks (a rejection is
     rarer than one in 150 million), so those are hashed at once and the
-    stream is read on only if a draw is rejected.
+    stream is read on only if a draw is rejected. No word below the least
+    rejection limit can be rejected, so one `max` over the pool stands for the
+    27 limit tests; a deal is made for every round of every match.
     """
+    if len(items) != SET_SIZE:
+        raise ValueError(f"a deal shuffles the {SET_SIZE} tiles, not {len(items)} items")
     prefix = _prefix(seed, round_index, b"deal")
-    pool = [
-        x
-        for counter in range(4)
-        for x in _WORDS.unpack(sha256(prefix + _COUNTER.pack(counter)).digest())
-    ]
-    tiles = list(range(SET_SIZE))
-    if all(map(_BELOW, pool, _DRAW_LIMITS)):
-        for i, x in zip(_POSITIONS, pool, strict=False):
-            j = x % (i + 1)
-            tiles[i], tiles[j] = tiles[j], tiles[i]
-        return tiles
+    pool = _POOL.unpack(b"".join([sha256(prefix + c).digest() for c in _FIRST_COUNTERS]))
+    if max(pool) < _LEAST_LIMIT or all(map(_BELOW, pool, _DRAW_LIMITS)):
+        for i, j in zip(_POSITIONS, map(_MOD, pool, _SIZES), strict=False):
+            items[i], items[j] = items[j], items[i]
+        return items
     stream = chain(pool, words_from(prefix, 4))
     for i in _POSITIONS:
         j = uniform(stream, i + 1)
-        tiles[i], tiles[j] = tiles[j], tiles[i]
-    return tiles
+        items[i], items[j] = items[j], items[i]
+    return items
 
 
 def lot(seed: int, round_index: int, seats: int) -> int:
@@ -116,3 +122,9 @@ _POSITIONS: Final = tuple(range(SET_SIZE - 1, 0, -1))
 """Fisher-Yates positions i = 27 … 1; draw k is uniform(i + 1)."""
 _DRAW_LIMITS: Final = tuple((1 << 32) - (1 << 32) % (i + 1) for i in _POSITIONS)
 _BELOW: Final = int.__lt__
+_MOD: Final = int.__mod__
+_SIZES: Final = tuple(i + 1 for i in _POSITIONS)
+_LEAST_LIMIT: Final = min(_DRAW_LIMITS)
+_FIRST_COUNTERS: Final = tuple(_COUNTER.pack(c) for c in range(4))
+_POOL: Final = struct.Struct(">32I")
+"""The first four blocks' 32 words (the shuffle reads the first 27)."""

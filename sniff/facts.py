@@ -21,7 +21,7 @@ from typing import Any, Final, NamedTuple
 
 from sniff.match import Match, Phase, RoundLog
 from sniff.moves import Move, Side
-from sniff.rules import Seat
+from sniff.rules import Seat, value_for_side
 from sniff.tiles import BIT, IS_DOUBLE, LOW, SET_SIZE
 
 PLAYED: Final = "played"
@@ -126,12 +126,11 @@ class MatchFacts:
 
 def side_value(net: Sequence[int], seat: Seat) -> float:
     """The value of a round for `seat`'s side (STATS.md, Words): its side's net result minus
-    the mean net result of the other sides. `net` holds each seat's side's net result."""
-    seats = len(net)
-    if seats == 4:
-        return net[seat] - net[(seat + 1) % 4]
-    others = sum(net) - net[seat]
-    return net[seat] - others / (seats - 1)
+    the mean net result of the other sides (`rules.value_for_side`). `net` holds each
+    seat's side's net result (partners the same)."""
+    if len(net) == 4:
+        return value_for_side((net[seat], net[(seat + 1) % 4]), 0)
+    return value_for_side(net, seat)
 
 
 class Decision(NamedTuple):

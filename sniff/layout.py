@@ -22,7 +22,7 @@ from sniff.errors import (
     UnexpectedOrientation,
     ValuesDoNotMatch,
 )
-from sniff.moves import SIDE_COUNT, Move, MoveKind, Side, place_move
+from sniff.moves import LEADS, PLACES, SIDE_COUNT, Move, MoveKind, Side
 from sniff.tiles import (
     BIT,
     FULL_SET,
@@ -97,6 +97,34 @@ SNIFF_CONTRIB: Final[dict[SniffRule, tuple[int, ...]]] = {
 }
 """Contribution of the Sniff under each rule, by `tile * 64 + covered sides`."""
 _DOUBLES: Final = sum(BIT[t] for t in range(SET_SIZE) if IS_DOUBLE[t])
+SLOT_MATCHING: Final = tuple(MATCHING[v] if v >= 0 else 0 for v in SLOT_VALUE)
+"""The tiles each place accepts, as a bitmask (none where the place does not exist)."""
+_MIRROR: Final = tuple(s & 7 in (_LINE_B, _BRANCH_B) for s in range(SET_SIZE * SIDE_COUNT))
+"""Whether a place is the second of a mirror pair (line_b, branch_b)."""
+_BIT_TILE: Final = {BIT[t]: t for t in range(SET_SIZE)}
+"""A tile's number by its bit."""
+_BIT_ROW: Final = {BIT[t]: t * SET_SIZE * SIDE_COUNT for t in range(SET_SIZE)}
+"""Where a tile's placements start in `moves.PLACES`, by the tile's bit."""
+
+
+class _Placements(dict[int, tuple[Move, ...]]):
+    """The placements of the tiles `m` on the place `slot`, in tile order, by `m << 8 | slot`
+    (`m` among the tiles the place accepts): each made when first asked for, so the table
+    never holds more than the 70 places x 128 sets of their 7 tiles, and costs no import
+    time."""
+
+    def __missing__(self, key: int) -> tuple[Move, ...]:
+        m, slot = key >> 8, key & 255
+        moves = []
+        while m:
+            low = m & -m
+            moves.append(PLACES[_BIT_ROW[low] + slot])
+            m ^= low
+        out = self[key] = tuple(moves)
+        return out
+
+
+_PLACEMENTS: Final = _Placements()
 
 
 def points_for(ends_sum: int) -> int:
@@ -294,7 +322,7 @@ class Layout:
             side = move.side
             assert board is not None
             assert side is not None
-            slot = board * SIDE_COUNT + side
+            slot = move.slot
             value = SLOT_VALUE[slot]
             cov = covered[board]
             new_cov = cov | 1 << side
@@ -331,15 +359,16 @@ class Layout:
             self.ends = ends
         open_.sort()
         self.placements.append(move)
-        targets = []
+        targets: list[int] = []
+        add = targets.append
         playable = 0
         prev = -2
         for slot in open_:
             # A mirror (line_b beside line_a, branch_b beside branch_a) directly follows its twin.
-            if slot == prev + 1 and slot & 1 and slot & 7 != _HIGH:
+            if slot == prev + 1 and _MIRROR[slot]:
                 continue
-            targets.append(slot)
-            playable |= MATCHING[SLOT_VALUE[slot]]
+            add(slot)
+            playable |= SLOT_MATCHING[slot]
             prev = slot
         self.targets = targets
         self.playable = playable
@@ -356,16 +385,16 @@ class Layout:
             out = []
             while hand:
                 low = hand & -hand
-                out.append(Move.lead(low.bit_length() - 1))
+                out.append(LEADS[_BIT_TILE[low]])
                 hand ^= low
             return _with_orientations(out, self.variant) if choice else out
-        moves = []
+        moves: list[Move] = []
+        # Each place's moves for the tiles it accepts, by table: a legal-move list is made for
+        # every bot decision.
         for slot in self.targets:
-            m = hand & MATCHING[SLOT_VALUE[slot]]
-            while m:
-                low = m & -m
-                moves.append(place_move(low.bit_length() - 1, slot))
-                m ^= low
+            m = hand & SLOT_MATCHING[slot]
+            if m:
+                moves += _PLACEMENTS[m << 8 | slot]
         return _with_orientations(moves, self.variant) if choice else moves
 
     def open_sides(self) -> tuple[OpenSide, ...]:

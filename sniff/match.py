@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from sniff.dealing import check_seed, lot, shuffled_tiles
+from sniff.dealing import check_seed, lot, shuffled
 from sniff.errors import (
     BadDeal,
     CannotDraw,
@@ -26,7 +26,7 @@ from sniff.errors import (
     RoundInPlay,
     TileNotInHand,
 )
-from sniff.layout import SLOT_VALUE, Layout, points_for
+from sniff.layout import SLOT_MATCHING, Layout
 from sniff.moves import DRAW, PASS, Move, MoveKind
 from sniff.rules import (
     HAND_SIZE,
@@ -39,9 +39,7 @@ from sniff.rules import (
 )
 from sniff.tiles import (
     BIT,
-    HIGH,
     IS_DOUBLE,
-    LOW,
     NAMES,
     SET_SIZE,
     TILES,
@@ -155,6 +153,12 @@ class ActionResult(NamedTuple):
     be None: a draw)."""
 
 
+_new: Final = tuple.__new__
+"""`_new(ActionResult, fields)`: a result from all its fields in order, as `apply` makes one
+for every action, without the constructor's keywords and defaults (a third of a
+microsecond an action)."""
+
+
 class RoundLog:
     """One round as played: its deal, every action and the points each scored."""
 
@@ -188,6 +192,8 @@ class Match:
         "boneyard",
         "draw_seats",
         "drawn",
+        "drawn_by",
+        "hand_sizes",
         "hands",
         "history",
         "layout",
@@ -243,10 +249,16 @@ class Match:
         self.winner: Seat | None = None
         self.history: list[RoundLog] = []
         self.hands = [0] * seats
+        self.hand_sizes = [0] * seats
+        """Per seat, the tiles it holds: kept with `hands` so that a view, made for every bot
+        decision, copies the sizes instead of counting every hand's bits."""
         self.boneyard: list[Tile] = []
         self.bone_pos = 0
         self.draw_seats: list[Seat] = []
         """Who drew each boneyard tile drawn so far this round, in draw order."""
+        self.drawn_by: list[tuple[Tile, ...]] = [()] * seats
+        """Per seat, the tiles it drew this round in draw order: kept as each draw is made so
+        that a seat's view (`view.py`) takes its own draws without searching the boneyard."""
         self.layout = Layout(self.variant)
         self.turn: Seat = -1
         self.leader: Seat = -1
@@ -349,13 +361,14 @@ class Match:
             layout = self.layout
             slot = move.slot
             drawn = self.drawn
+            # (A slot among the targets means the layout is not empty; SLOT_MATCHING holds
+            # the tiles with a half of the slot's value.)
             if not (
                 self.hands[s] >> t & 1
                 and (drawn < 0 or t == drawn)
                 and layout.covered[t] < 0
-                and layout.placements
                 and slot in layout.targets
-                and (LOW[t] == SLOT_VALUE[slot] or HIGH[t] == SLOT_VALUE[slot])
+                and SLOT_MATCHING[slot] >> t & 1
                 and move.orientation is None
                 and not (IS_DOUBLE[t] and layout.sniff < 0)
             ):
@@ -372,10 +385,12 @@ class Match:
         if kind <= _PLACE:
             t = move.tile
             assert t is not None
-            self.hands[s] ^= BIT[t]
+            hands = self.hands
+            hands[s] ^= BIT[t]
+            self.hand_sizes[s] -= 1
             self.drawn = -1
             ends = self.layout.place(move)
-            points = points_for(ends)
+            points = ends if ends > 0 and ends % 5 == 0 else 0  # points_for, inlined
             log.points.append(points)
             if points:
                 team = self.teams[s]
@@ -385,41 +400,52 @@ class Match:
                     self.winner = s
                     log.scores = self.seat_scores()
                     return ActionResult(s, move, points, ends, winner=s, match_over=True)
-            if not self.hands[s]:
-                return self._round_over(ActionResult(s, move, points, ends), s)
+            if not hands[s]:
+                return self._round_over(s, move, points, ends, None, s)
             if self.bone_pos == len(self.boneyard) and self._blocked():
-                return self._round_over(ActionResult(s, move, points, ends), None)
+                return self._round_over(s, move, points, ends, None, None)
             self.turn = (s + 1) % self.seats
-            return ActionResult(s, move, points, ends)
+            return _new(ActionResult, (s, move, points, ends, None, None, None, False))
         log.points.append(None)
         if kind is _DRAW:
             t = self.boneyard[self.bone_pos]
             self.bone_pos += 1
             self.draw_seats.append(s)
+            self.drawn_by[s] += (t,)
             self.hands[s] |= BIT[t]
+            self.hand_sizes[s] += 1
             if BIT[t] & self.layout.playable:
                 self.drawn = t
             elif self.bone_pos == len(self.boneyard) and self._blocked():
-                return self._round_over(ActionResult(s, move, 0, None, drawn=t), None)
-            return ActionResult(s, move, 0, None, drawn=t)
+                return self._round_over(s, move, 0, None, t, None)
+            return _new(ActionResult, (s, move, 0, None, t, None, None, False))
         self.turn = (s + 1) % self.seats
-        return ActionResult(s, move, 0, None)
+        return _new(ActionResult, (s, move, 0, None, None, None, None, False))
 
     def _blocked(self) -> bool:
         playable = self.layout.playable
         return not any(h & playable for h in self.hands)
 
-    def _round_over(self, result: ActionResult, finisher: Seat | None) -> ActionResult:
-        """End the round; end the match too if this was the round limit's last round (§8)."""
+    def _round_over(
+        self,
+        seat: Seat,
+        move: Move,
+        points: int,
+        ends: int | None,
+        drawn: Tile | None,
+        finisher: Seat | None,
+    ) -> ActionResult:
+        """End the round; end the match too if this was the round limit's last round (§8).
+        Returns the result of the action that ended it (`seat` made `move`)."""
         end = self._end_round(finisher)
         if self.round_limit is None or self.round_index + 1 < self.round_limit:
-            return result._replace(round_end=end)
+            return _new(ActionResult, (seat, move, points, ends, drawn, end, None, False))
         self.phase = _OVER
         best = max(self.scores)
         leaders = [team for team, score in enumerate(self.scores) if score == best]
         # The side ahead wins; with two or more sides level on top the match is drawn.
         self.winner = leaders[0] if len(leaders) == 1 else None
-        return result._replace(round_end=end, winner=self.winner, match_over=True)
+        return _new(ActionResult, (seat, move, points, ends, drawn, end, self.winner, True))
 
     def result_text(self) -> str:
         """How the match ended, in words: who won, or a draw at the round limit."""
@@ -430,8 +456,8 @@ class Match:
         return f"seat {self.winner} won"
 
     def _end_round(self, finisher: Seat | None) -> RoundEnd:
-        pips = tuple(pips_of(h) for h in self.hands)
-        deductions = tuple(deduction(p) for p in pips)
+        pips = tuple(map(pips_of, self.hands))
+        deductions = tuple(map(deduction, pips))
         for seat, d in enumerate(deductions):
             self.scores[self.teams[seat]] -= d
         end = RoundEnd(
@@ -471,10 +497,12 @@ class Match:
             choice = (
                 LeaderChoice.FINISHER if self.next_leader is not None else LeaderChoice.EXPLICIT
             )
-        self.hands = [sum(BIT[t] for t in h) for h in deal.hands]
+        self.hands = [sum(map(BIT.__getitem__, h)) for h in deal.hands]
+        self.hand_sizes = list(map(len, deal.hands))
         self.boneyard = list(deal.boneyard)
         self.bone_pos = 0
         self.draw_seats = []
+        self.drawn_by = [()] * self.seats
         self.layout = Layout(self.variant)
         self.leader = self.turn = deal.leader
         self.drawn = -1
@@ -486,17 +514,15 @@ class Match:
     def seeded_deal(self, round_index: int) -> tuple[Deal, LeaderChoice]:
         """The deal the match's seed makes for `round_index` (`dealing.py`), with its leader:
         the last round's finisher, else the lot."""
-        tiles = shuffled_tiles(self.seed, round_index)
+        tiles = shuffled(self.seed, round_index, list(TILES))
         if self.next_leader is not None:
             leader, choice = self.next_leader, LeaderChoice.FINISHER
         else:
             leader, choice = lot(self.seed, round_index, self.seats), LeaderChoice.LOT
         size = HAND_SIZE[self.seats]
         deal = Deal(
-            tuple(
-                tuple(TILES[t] for t in tiles[i * size : (i + 1) * size]) for i in range(self.seats)
-            ),
-            tuple(TILES[t] for t in tiles[self.seats * size :]),
+            tuple([tuple(tiles[i : i + size]) for i in range(0, self.seats * size, size)]),
+            tuple(tiles[self.seats * size :]),
             leader,
         )
         return deal, choice
@@ -528,9 +554,11 @@ class Match:
         else:
             other.history = []
         other.hands = self.hands[:]
+        other.hand_sizes = self.hand_sizes[:]
         other.boneyard = self.boneyard
         other.bone_pos = self.bone_pos
         other.draw_seats = self.draw_seats[:]
+        other.drawn_by = self.drawn_by[:]
         other.layout = self.layout.copy()
         other.turn = self.turn
         other.leader = self.leader

@@ -183,6 +183,11 @@ _PLACES: Final = tuple(
 )
 DRAW: Final = Move(MoveKind.DRAW)
 PASS: Final = Move(MoveKind.PASS)
+LEADS: Final[tuple[Move, ...]] = _LEADS
+"""The lead of each tile, by tile number."""
+PLACES: Final = cast(tuple[Move, ...], _PLACES)
+"""The placement of tile t on slot s at `t * SET_SIZE * SIDE_COUNT + s` (None where the slot
+has no such side: never read by the generators, which index only open slots)."""
 _ORIENTED: Final[dict[tuple[Move, Orientation], Move]] = {}
 _ORIENTATIONS: Final = {str(o): o for o in Orientation}
 _BY_TEXT: Final[dict[str, Move]] = {

@@ -51,7 +51,7 @@ from sniff.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
 from sniff.match import Match, Phase, legal_moves_of
 from sniff.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
 from sniff.prng import Xoshiro256
-from sniff.rules import SEAT_COUNTS, deduction, team_count, team_of
+from sniff.rules import SEAT_COUNTS, deduction, team_count, team_of, value_for_side
 from sniff.tiles import BIT, FULL_SET, SET_SIZE, pips_of
 from sniff.variants import VARIANTS, Orientation, Variant, variant_named
 from sniff.view import SeatView
@@ -389,10 +389,10 @@ class PlayoutResult:
             gains[team_of(seat, seats)] -= d
         return tuple(gains)
 
-    def net(self, side: int) -> int:
-        """The round net result for `side`: its gain minus the other sides' gains."""
-        gains = self.gains
-        return 2 * gains[side] - sum(gains)
+    def net(self, side: int) -> float:
+        """The playout's value for `side` (`side_value`): its gain minus the mean of the
+        other sides' gains, as the equity is defined (docs/analysis.md)."""
+        return value_for_side(self.gains, side)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,14 +412,12 @@ class Rollouts:
     def count(self) -> int:
         return len(self.ends)
 
-    def net(self, side: int) -> list[int]:
-        """Per playout, `side`'s gain minus the other sides' gains (the round net result)."""
-        columns = self.gains
-        totals = [sum(g) for g in zip(*columns, strict=True)]
-        return [2 * g - t for g, t in zip(columns[side], totals, strict=True)]
+    def net(self, side: int) -> list[float]:
+        """Per playout, its value for `side` (`side_value`): what the equity averages."""
+        return [value_for_side(gains, side) for gains in zip(*self.gains, strict=True)]
 
     def mean_net(self, side: int) -> tuple[float, float]:
-        """The mean round net result for `side` and its standard error."""
+        """The mean value for `side` over the playouts (its equity) and its standard error."""
         values = self.net(side)
         n = len(values)
         if n == 0:

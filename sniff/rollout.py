@@ -171,7 +171,6 @@ def equities(
     determinize = _Determinizer(view)
     rng = random.Random(seed)
     side = view.teams[view.viewer]
-    sides = team_count(view.seats)
     wanted = MAX_ROLLOUTS if rollouts is None else rollouts
     deadline = None if millis is None else clock() + millis / 1000.0
     values: list[list[float]] = [[] for _ in moves]
@@ -182,22 +181,11 @@ def equities(
         seeds = [rng.getrandbits(64) for _ in range(size)]
         for i, move in enumerate(moves):
             played = playout.rollouts(states, pol, seeds, first=move, backend=backend)
-            values[i].extend(_side_values(played.gains, side, sides))
+            values[i].extend(played.net(side))
         done += size
         if deadline is not None and done >= MIN_ROLLOUTS and clock() >= deadline:
             break
     return _summarize(moves, values, done, str(pol), seed)
-
-
-def _side_values(gains: tuple[tuple[int, ...], ...], side: int, sides: int) -> list[float]:
-    """Per playout: `side`'s gain minus the mean of the other sides' gains."""
-    mine = gains[side]
-    if sides == 2:
-        other = gains[1 - side]
-        return [float(m - o) for m, o in zip(mine, other, strict=True)]
-    totals = [sum(g) for g in zip(*gains, strict=True)]
-    others = sides - 1
-    return [m - (t - m) / others for m, t in zip(mine, totals, strict=True)]
 
 
 def _mean_se(values: Sequence[float]) -> tuple[float, float]:

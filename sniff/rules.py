@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 RULES_VERSION: Final = "american-sniff/1"
@@ -32,3 +33,17 @@ def deduction(pips: int) -> int:
     """Pips left in one hand, rounded to the nearest five: remainder 1-2 down, 3-4 up (§7)."""
     rest = pips % 5
     return pips - rest if rest <= 2 else pips + 5 - rest
+
+
+def value_for_side(gains: Sequence[int], side: int) -> float:
+    """What a round (or a playout of one) was worth to `side`, from every side's gain in it
+    (points scored minus deductions, by side): its gain minus the **mean** of the other
+    sides' gains.
+
+    The one definition behind the equity (docs/analysis.md) and the value of a round
+    (docs/statistics.md): with two sides (2 or 4 seats) `gain - other`, with three (3
+    seats) `gain - (a + b) / 2`, so that a side's value does not grow with the number of
+    its opponents.
+    """
+    mine = gains[side]
+    return mine - (sum(gains) - mine) / (len(gains) - 1)

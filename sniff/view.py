@@ -14,13 +14,13 @@ objects, the hand as tiles) are derived from those when read.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from sniff.layout import CountedEnd, Layout, OpenSide, ends_after
 from sniff.match import Match, Phase
-from sniff.moves import Move
+from sniff.moves import DRAW, PASS, Move
 from sniff.rules import Seat
-from sniff.tiles import TILES, Tile, tiles_of
+from sniff.tiles import BIT, TILES, Tile, tiles_of
 from sniff.variants import SniffRule, Variant
 
 
@@ -119,17 +119,83 @@ class SeatView(NamedTuple):
 
 
 def view(match: Match, seat: Seat | None) -> SeatView:
-    """The match as `seat` sees it; `seat=None` is the observer, who sees everything."""
-    if seat is not None and not 0 <= seat < match.seats:
-        raise ValueError(f"seat {seat} is not a seat of a {match.seats}-seat match")
-    playing = match.phase is Phase.PLAYING
+    """The match as `seat` sees it; `seat=None` is the observer, who sees everything.
+
+    Built for every bot decision, so it reads each match field once and copies only what
+    could change under a kept view (the round's actions, the covered sides): the hand is
+    an int, the viewer's draws a tuple the match keeps as they are made, the legal moves
+    come straight from the layout, and the shared tables are shared, not copied.
+    """
+    if seat is None:
+        return _observer_view(match)
+    seats = match.seats
+    if not 0 <= seat < seats:
+        raise ValueError(f"seat {seat} is not a seat of a {seats}-seat match")
+    hands = match.hands
+    layout = match.layout
+    history = match.history
+    leader = match.leader
+    drawn = match.drawn
+    boneyard_left = len(match.boneyard) - match.bone_pos
+    hand = hands[seat]
+    legal: tuple[Move, ...] = ()
+    shown = None
+    turn = None
+    if match.phase is _PLAYING:
+        turn = match.turn
+        if seat == turn:
+            # `legal_moves_of` inlined: this is the one call every bot decision makes.
+            if drawn >= 0:
+                shown = TILES[drawn]
+                legal = tuple(layout.moves_for(BIT[drawn]))
+            elif hand & layout.playable:
+                legal = tuple(layout.moves_for(hand))
+            else:
+                legal = _DRAW_ONLY if boneyard_left else _PASS_ONLY
+    scores = match.scores
+    return _new(
+        SeatView,
+        (
+            seats,
+            match.variant,
+            match.target,
+            match.round_limit,
+            match.round_index,
+            match.phase,
+            turn,
+            leader if leader >= 0 else None,
+            seat,
+            hand,
+            tuple(match.hand_sizes),
+            boneyard_left,
+            tuple(scores) if seats != 4 else (scores[0], scores[1], scores[0], scores[1]),
+            match.teams,
+            match.move_count,
+            shown,
+            match.winner,
+            tuple(history[-1].actions) if history else (),
+            match.drawn_by[seat],
+            layout.ends,
+            legal,
+            tuple(layout.covered),
+            layout.sniff,
+            layout.rule,
+            layout.sniff_table,
+            None,
+            None,
+        ),
+    )
+
+
+def _observer_view(match: Match) -> SeatView:
+    """Everything: every hand, the undrawn boneyard in order, every draw of the round."""
     layout = match.layout
     hands = match.hands
     history = match.history
-    own_turn = playing and seat == match.turn
-    observer = seat is None
     drawn = match.drawn
-    return _make(
+    playing = match.phase is _PLAYING
+    return _new(
+        SeatView,
         (
             match.seats,
             match.variant,
@@ -139,36 +205,31 @@ def view(match: Match, seat: Seat | None) -> SeatView:
             match.phase,
             match.turn if playing else None,
             match.leader if match.leader >= 0 else None,
-            seat,
-            0 if observer else hands[seat],  # type: ignore[index]
-            tuple(map(int.bit_count, hands)),
+            None,
+            0,
+            tuple(match.hand_sizes),
             len(match.boneyard) - match.bone_pos,
             match.seat_scores(),
             match.teams,
             match.move_count,
-            TILES[drawn] if drawn >= 0 and (observer or own_turn) else None,
+            TILES[drawn] if drawn >= 0 else None,
             match.winner,
             tuple(history[-1].actions) if history else (),
-            _draws_of(match, seat),
+            tuple(match.boneyard[: len(match.draw_seats)]),
             layout.ends,
-            tuple(match.legal_moves()) if own_turn else (),
+            (),
             tuple(layout.covered),
             layout.sniff,
             layout.rule,
             layout.sniff_table,
-            tuple(tuple(tiles_of(h)) for h in hands) if observer else None,
-            tuple(match.boneyard[match.bone_pos :]) if observer else None,
-        )
+            tuple(tuple(tiles_of(h)) for h in hands),
+            tuple(match.boneyard[match.bone_pos :]),
+        ),
     )
 
 
-def _draws_of(match: Match, seat: Seat | None) -> tuple[Tile, ...]:
-    seats = match.draw_seats
-    if seat is None:
-        return tuple(match.boneyard[: len(seats)])
-    if seat not in seats:
-        return ()
-    return tuple(t for t, s in zip(match.boneyard, seats, strict=False) if s == seat)
-
-
-_make = SeatView._make
+_new: Final = tuple.__new__
+"""`_new(SeatView, fields)`: a view from all its fields in order, without `_make`'s call."""
+_PLAYING: Final = Phase.PLAYING
+_DRAW_ONLY: Final = (DRAW,)
+_PASS_ONLY: Final = (PASS,)

@@ -65,6 +65,16 @@ def test_bench_engine_quick_table_has_a_row_per_seat_count() -> None:
         assert len(re.findall(rf"^\s+{seats}\s+\d", out, re.MULTILINE)) == 2, out
 
 
+def test_bench_engine_against_a_tree_takes_turns_on_the_same_matches() -> None:
+    """Against itself: both sides play the very same matches, so the same actions per match."""
+    out = run_script("bench_engine.py", "--against", str(ROOT), "--quick")
+    rows = re.findall(r"^\s+([234])\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", out, re.M)
+    assert [r[0] for r in rows] == ["2", "3", "4"], out
+    for _, actions_other, actions_this, cpu_other, cpu_this in rows:
+        assert actions_other == actions_this
+        assert positive([float(actions_this), float(cpu_other), float(cpu_this)])
+
+
 def test_bench_engine_profile_quick_ranks_functions_by_own_time() -> None:
     doc: dict[str, Any] = json.loads(
         run_script("bench_engine.py", "--profile", "--quick", "--json", "--top", "10")

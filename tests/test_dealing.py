@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from sniff import HAND_SIZE, LeaderChoice, Match
-from sniff.dealing import check_seed, lot, shuffled_tiles
-from sniff.tiles import NAMES
+from sniff import HAND_SIZE, LeaderChoice, Match, dealing
+from sniff.dealing import check_seed, lot, shuffled, shuffled_tiles
+from sniff.tiles import NAMES, TILES
 
 # (seed, round) -> the 28 tiles in dealt order, and the lot for 2, 3 and 4 seats.
 # These are the vectors docs/dealing.md publishes for other languages.
@@ -131,3 +131,25 @@ def test_shuffles_are_uniform_enough_over_positions() -> None:
 def test_seeds_outside_64_bits_are_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="seed"):
         check_seed(bad)  # type: ignore[arg-type]
+
+
+def test_the_match_shuffles_its_tiles_as_the_numbers_are_shuffled() -> None:
+    """`Match` shuffles `Tile`s, the documented generator numbers: the same order."""
+    for seed in (0, 1, 2**64 - 1, 987_654_321):
+        for round_index in range(4):
+            numbers = shuffled_tiles(seed, round_index)
+            assert shuffled(seed, round_index, list(TILES)) == [TILES[t] for t in numbers]
+    with pytest.raises(ValueError, match="28 tiles"):
+        shuffled(0, 0, list(range(27)))
+
+
+def test_the_stream_read_on_gives_the_same_shuffle_as_the_first_four_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shortcut (no word of the first blocks is rejected) and the general path that reads
+    the stream word by word agree wherever nothing is rejected: forced down the general path,
+    every shuffle comes out the same."""
+    expected = {(seed, r): shuffled_tiles(seed, r) for seed in range(50) for r in range(3)}
+    monkeypatch.setattr(dealing, "_LEAST_LIMIT", 0)
+    monkeypatch.setattr(dealing, "_DRAW_LIMITS", (0,) * 27)
+    assert {key: shuffled_tiles(*key) for key in expected} == expected

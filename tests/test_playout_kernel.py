@@ -217,13 +217,32 @@ def test_rollouts_from_one_state_per_seed_match_between_backends() -> None:
     assert fast == ref
 
 
-def test_net_result_is_own_gain_minus_the_others() -> None:
+def test_net_result_is_own_gain_minus_the_mean_of_the_others() -> None:
+    """With 3 seats a playout's value is the side's gain minus the **mean** of the two other
+    sides' gains (docs/analysis.md, Equity), not minus their sum."""
     state = PlayoutState.of_match(Match(3, seed=3))  # a fresh deal: many ways to go on
     batch = rollouts(state, "random", n=50)
+    differs = 0
     for side in range(3):
         for i, net in enumerate(batch.net(side)):
             gains = [g[i] for g in batch.gains]
-            assert net == gains[side] - sum(g for s, g in enumerate(gains) if s != side)
+            others = [g for s, g in enumerate(gains) if s != side]
+            assert net == gains[side] - sum(others) / 2
+            differs += net != gains[side] - sum(others)
+    assert differs > 0  # the sum would have failed this test
     mean, err = batch.mean_net(0)
     assert mean == sum(batch.net(0)) / 50
     assert err > 0
+    one = playout(state, "greedy", 7)
+    a, b, c = one.gains
+    assert one.net(1) == b - (a + c) / 2
+
+
+def test_with_two_sides_the_value_is_the_difference_of_the_gains() -> None:
+    for seats in (2, 4):
+        state = PlayoutState.of_match(Match(seats, seed=4))
+        batch = rollouts(state, "random", n=20)
+        for side in range(2):
+            assert batch.net(side) == [
+                float(a - b) for a, b in zip(batch.gains[side], batch.gains[1 - side], strict=True)
+            ]

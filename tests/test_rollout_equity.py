@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from sniff import Deal, Match, Phase, Tile, make_bot, parse_bots, play_match, playout, view
-from sniff.playout import KERNEL_AVAILABLE
+from sniff.playout import KERNEL_AVAILABLE, Rollouts
 from sniff.rollout import (
     BATCH,
     MAX_MILLIS,
@@ -18,9 +18,9 @@ from sniff.rollout import (
     BadBudget,
     NotToPlay,
     RolloutBot,
-    _side_values,
     equities,
 )
+from sniff.rules import value_for_side
 from sniff.sampler import ImpossibleView
 from tests.sampler_helpers import Round, enumerate_positions, positions
 
@@ -40,10 +40,15 @@ def decisions(seats: int, seed: int, count: int, variant: str = "american") -> I
 
 
 def test_with_three_seats_the_others_count_by_their_mean_and_with_two_by_their_difference() -> None:
+    """The equity's value of a playout (`Rollouts.net`, what `equities` averages)."""
     gains = ((10, 0, 5), (4, 2, 5), (-6, 8, 5))
-    assert _side_values(gains, 0, 3) == [10 - (4 - 6) / 2, 0 - (2 + 8) / 2, 0.0]
-    assert _side_values(gains, 2, 3) == [-6 - (10 + 4) / 2, 8 - (0 + 2) / 2, 0.0]
-    assert _side_values(((3, -5), (7, 0)), 1, 2) == [4.0, 5.0]
+    played = Rollouts(gains, (0, 0, 0), (-1, -1, -1), 0)
+    assert played.net(0) == [10 - (4 - 6) / 2, 0 - (2 + 8) / 2, 0.0]
+    assert played.net(2) == [-6 - (10 + 4) / 2, 8 - (0 + 2) / 2, 0.0]
+    assert played.net(0)[1] != 0 - (2 + 8)  # not the sum of the others
+    assert Rollouts(((3, -5), (7, 0)), (0, 0), (-1, -1), 0).net(1) == [4.0, 5.0]
+    assert value_for_side((10, 4, -6), 0) == 10 - (4 - 6) / 2
+    assert value_for_side((3, 7), 1) == 4.0
 
 
 # -- what the estimate means -----------------------------------------------------------
