@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from analysis.bot_matches import bot_players
 from service.hub import DEALING_VERSION
 from service.match_events import action_events, deal_event
 from service.storage import LogEvent
 from service.storage.chain import GENESIS, MatchSecrets, seal, sealed_rows
 from service.storage.events import EventRow
-from sniff import ActionResult, Deal, Match, Move, Phase, make_bot, view
+from sniff import ActionResult, Deal, Match, Move, Phase, view
 from sniff.rules import RULES_VERSION
 
 
@@ -186,7 +187,7 @@ def play_bots(
     """Play the recorder's match to its end (or `max_actions` actions): seat i plays bot
     `bots[i % len(bots)]` seeded `seed * 10 + i`, dealing each round from the seed."""
     match = recorder.match
-    players = [make_bot(bots[i % len(bots)], seed * 10 + i) for i in range(match.seats)]
+    players = bot_players(match.seats, bots, seed)
     actions = 0
     while match.phase is not Phase.OVER:
         if max_actions is not None and actions >= max_actions:

@@ -44,6 +44,7 @@ from analysis.match_events import EventRecorder, play_bots
 from service.storage.events import COLUMNS, columns_to_arrow
 from service.storage.facts import new_rows
 from sniff.facts import FactsRows, facts_rows
+from sniff.seeds import match_seed
 
 R = TypeVar("R", bound=EventRecorder)
 
@@ -218,7 +219,7 @@ def _played(settings: RunSettings, i: int, players: list[str], recorder_type: ty
     recorder = recorder_type(
         settings.match_id(i),
         settings.seats,
-        seed=settings.seed + i,
+        seed=match_seed(settings.seed, i),
         target=settings.target,
         variant=settings.variant,
         round_limit=settings.round_limit,
@@ -228,7 +229,7 @@ def _played(settings: RunSettings, i: int, players: list[str], recorder_type: ty
         players=players,
         code_version=settings.code_version,
     )
-    play_bots(recorder, settings.bots, settings.seed + i)
+    play_bots(recorder, settings.bots, match_seed(settings.seed, i))
     return recorder
 
 

@@ -50,13 +50,12 @@ from analysis.stats.tdist import t975
 from service.storage.events import EventRow, rows_to_arrow
 from sniff import Phase, make_bot, view
 from sniff.rules import team_of
+from sniff.seeds import match_seed, rotation_bot_seed
 
 DEALS_MAX = 5_000
 """Deals a tournament may have: its events are held in memory until the one transaction."""
 BOOTSTRAP = 200
 """Bootstrap resamples of the deals for the rating's interval."""
-SEED_SPACE = 2**63
-"""Bots are seeded below this (the kernel's and the bots' seeds)."""
 
 
 def rotations(bots: Sequence[str], seats: int) -> list[tuple[str, ...]]:
@@ -149,7 +148,7 @@ def _side_seats(teams: Sequence[int]) -> list[int]:
 def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRow]]:
     """Every rotation of one deal, played and logged."""
     tid = settings.id
-    match_seed = settings.seed + deal
+    seed = match_seed(settings.seed, deal)
     played: list[Played] = []
     rows: list[EventRow] = []
     for r, seated in enumerate(rotations(settings.bots, settings.seats)):
@@ -157,7 +156,7 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
         recorder = EventRecorder(
             match_id,
             settings.seats,
-            seed=match_seed,
+            seed=seed,
             target=settings.target,
             variant=settings.variant,
             round_limit=settings.round_limit,
@@ -166,10 +165,7 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
             run_id=tid,
             players=list(seated),
         )
-        bots = [
-            make_bot(name, (match_seed * 16 + r * 4 + s) % SEED_SPACE)
-            for s, name in enumerate(seated)
-        ]
+        bots = [make_bot(name, rotation_bot_seed(seed, r, s)) for s, name in enumerate(seated)]
         match = recorder.match
         actions = 0
         while match.phase is not Phase.OVER:
