@@ -27,7 +27,7 @@ tiles, so they are correlated; deals are independent):
 
 Deals run in a process pool (analysis.parallel), in order, so the results
 and the logged events do not depend on the number of workers. Every match
-is logged as the service would (analysis.match_events.EventRecorder),
+is logged as the service would (service.match_recorder.EventRecorder),
 `source: simulated` with the tournament's id as `run_id` and its `players`.
 """
 
@@ -44,11 +44,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from analysis.match_events import EventRecorder
+from analysis.bot_matches import play_bots
 from analysis.parallel import chunked, ordered_map
 from analysis.stats.tdist import t975
+from service.match_recorder import EventRecorder
 from service.storage.events import EventRow, rows_to_arrow
-from sniff import Phase, make_bot, view
+from sniff import make_bot
 from sniff.rules import team_of
 from sniff.seeds import match_seed, rotation_bot_seed
 
@@ -160,20 +161,13 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
             target=settings.target,
             variant=settings.variant,
             round_limit=settings.round_limit,
-            sealed=False,
             source="simulated",
             run_id=tid,
             players=list(seated),
         )
         bots = [make_bot(name, rotation_bot_seed(seed, r, s)) for s, name in enumerate(seated)]
+        play_bots(recorder, bots)
         match = recorder.match
-        actions = 0
-        while match.phase is not Phase.OVER:
-            if match.phase is Phase.AWAITING_DEAL:
-                recorder.deal()
-                continue
-            recorder.apply(bots[match.turn].choose(view(match, match.turn)))
-            actions += 1
         played.append(
             Played(
                 deal,
@@ -183,7 +177,7 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
                 match.teams,
                 match.seat_scores(),
                 len(match.history),
-                actions,
+                match.move_count,
             )
         )
         rows += recorder.rows()

@@ -38,7 +38,10 @@ from service.errors import (
     RecoveryError,
     StaleMoveCount,
 )
-from service.match_events import action_events, deal_event
+
+# DEALING_VERSION re-exported: analysis/logaudit.py reads it from here
+from service.match_events import DEALING_VERSION as DEALING_VERSION
+from service.match_events import action_events, created_event, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage.chain import GENESIS, MatchSecrets, seal
 from service.storage.events import LogEvent
@@ -56,17 +59,13 @@ from sniff import (
     Tile,
     view,
 )
-from sniff.dealing import DOMAIN as DEALING
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
-from sniff.rules import RULES_VERSION, winning_seats
+from sniff.rules import winning_seats
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-DEALING_VERSION = DEALING.decode()
-"""Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
 
 _MATCH_ID = MATCH_ID
 """The form of the ids `create` makes (`secrets.token_hex(8)`)."""
@@ -293,17 +292,14 @@ class Hub:
         digests = tuple(_digest(t) for t in (*seat_tokens, observer))
         live = LiveMatch(match_id, match, digests, secrets=MatchSecrets.new(seed))
         assert live.secrets is not None
-        created = LogEvent.match_created(
+        created = created_event(
             match_id,
-            seats=seats,
-            target=match.target,
-            seed=seed,
-            rules_version=RULES_VERSION,
+            match,
+            live.secrets,
             token_sha256=list(digests),
             variant=match.variant.name,
             round_limit=match.round_limit,
             dealing=DEALING_VERSION,
-            **live.secrets.created_detail(),
         )
         events = live.seal([created, deal_event(live.match_id, 1, live.match, explicit)])
         self.log.append(events)

@@ -296,12 +296,19 @@ def arrow_schema() -> pa.Schema:
     return schema
 
 
-def _dump_detail(detail: Mapping[str, Any] | None) -> str | None:
+_encode_detail: Final = json.JSONEncoder(
+    separators=(",", ":"), allow_nan=False, ensure_ascii=False
+).encode
+"""`json.dumps` with these settings, without making an encoder for each detail."""
+
+
+def dump_detail(detail: Mapping[str, Any] | None) -> str | None:
+    """A detail as the `detail` column's JSON text (keys in the detail's own order)."""
     if detail is None:
         return None
     # allow_nan=False: NaN is not JSON and DuckDB's JSON type would refuse it
     # inside the group commit, failing the batch late instead of here.
-    text = json.dumps(detail, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    text = _encode_detail(detail)
     text.encode()  # UnicodeEncodeError (a ValueError) for a lone surrogate DuckDB would refuse
     return text
 
@@ -351,7 +358,7 @@ def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
             e.drawn,
             e.points,
             e.ends_sum,
-            _dump_detail(e.detail),
+            dump_detail(e.detail),
             e.hash,
             e.logged_at,
         )
