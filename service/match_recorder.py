@@ -85,9 +85,10 @@ class EventRecorder:
         """Link the next event, `content` (engine values, which need no checks, unless
         `checked`), and keep its row."""
         kind, round_, action_index, seat, move, drawn, points, ends_sum, detail = content
+        rows = self._rows
         encoded = canonical(
             self.match_id,
-            len(self._rows),
+            len(rows),
             kind,
             round_,
             action_index,
@@ -100,7 +101,7 @@ class EventRecorder:
             checked=checked,
         )
         head = self._head = self._link(self._head, encoded)
-        self._rows.append(
+        rows.append(
             (
                 kind,
                 round_,
@@ -110,7 +111,7 @@ class EventRecorder:
                 drawn,
                 points,
                 ends_sum,
-                dump_detail(detail),
+                None if detail is None else dump_detail(detail),
                 head,
             )
         )
