@@ -11,10 +11,10 @@ sealing them into the hash chain is `service/storage/chain.py`'s.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, TypeAlias
+from typing import Any, Final
 
 from service.storage.chain import MatchSecrets
-from service.storage.events import EventKind, LogEvent
+from service.storage.events import EventContent, LogEvent
 from sniff import ActionResult, Match, RoundEnd
 from sniff.dealing import DOMAIN as DEALING
 from sniff.rules import RULES_VERSION
@@ -23,41 +23,10 @@ from sniff.tiles import NAMES, tiles_of
 DEALING_VERSION: Final = DEALING.decode()
 """Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
 
-EventContent: TypeAlias = tuple[
-    EventKind,
-    int | None,  # round
-    int | None,  # action_index
-    int | None,  # seat
-    str | None,  # move
-    str | None,  # drawn
-    int | None,  # points
-    int | None,  # ends_sum
-    dict[str, Any] | None,  # detail
-]
-"""An event's values after its match_id and seq, in `COLUMNS` order up to its detail: what
-the event says, without where it sits in the log (a bulk writer encodes it without a
-`LogEvent`)."""
-
 
 def as_event(match_id: str, seq: int, content: EventContent) -> LogEvent:
     """The `LogEvent` of `content`, at `seq` of the match."""
     return LogEvent(match_id, seq, *content)
-
-
-def content_of(event: LogEvent) -> EventContent:
-    """The content of an event built as a `LogEvent` (one with checks, such as a creation)."""
-    detail = None if event.detail is None else dict(event.detail)
-    return (
-        event.kind,
-        event.round,
-        event.action_index,
-        event.seat,
-        event.move,
-        event.drawn,
-        event.points,
-        event.ends_sum,
-        detail,
-    )
 
 
 def created_event(match_id: str, match: Match, secrets: MatchSecrets, **settings: Any) -> LogEvent:

@@ -24,16 +24,22 @@ from typing import Any
 
 from service.match_events import (
     DEALING_VERSION,
-    EventContent,
     action_content,
-    content_of,
     created_event,
     deal_content,
     match_ended_event,
     round_ended_content,
 )
 from service.storage.chain import GENESIS, MatchSecrets, canonical, linker
-from service.storage.events import COLUMNS, EventRow, LogEvent, dump_detail, from_row
+from service.storage.events import (
+    COLUMNS,
+    EventContent,
+    EventRow,
+    LogEvent,
+    content_of,
+    dump_detail,
+    from_row,
+)
 from sniff import ActionResult, Deal, Match, Move
 from sniff.facts import RoundFacts, RoundRecorder
 
@@ -84,37 +90,13 @@ class EventRecorder:
     def _add(self, content: EventContent, *, checked: bool = False) -> None:
         """Link the next event, `content` (engine values, which need no checks, unless
         `checked`), and keep its row."""
-        kind, round_, action_index, seat, move, drawn, points, ends_sum, detail = content
         rows = self._rows
-        encoded = canonical(
-            self.match_id,
-            len(rows),
-            kind,
-            round_,
-            action_index,
-            seat,
-            move,
-            drawn,
-            points,
-            ends_sum,
-            detail,
-            checked=checked,
+        head = self._link(
+            self._head, canonical(self.match_id, len(rows), *content, checked=checked)
         )
-        head = self._head = self._link(self._head, encoded)
-        rows.append(
-            (
-                kind,
-                round_,
-                action_index,
-                seat,
-                move,
-                drawn,
-                points,
-                ends_sum,
-                None if detail is None else dump_detail(detail),
-                head,
-            )
-        )
+        self._head = head
+        detail = content[-1]
+        rows.append((*content[:-1], None if detail is None else dump_detail(detail), head))
 
     def _add_event(self, event: LogEvent) -> None:
         """Link an event built as a `LogEvent` (its `seq` is the next one)."""

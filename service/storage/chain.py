@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .events import HASH, EventRow, LogEvent, to_rows
+from .events import HASH, EventRow, LogEvent, content_of, to_rows
 
 CHAIN_DOMAIN: Final = b"sniff/chain/v1"
 LEGACY_DOMAIN: Final = b"sniff/chain/legacy/v1"
@@ -127,26 +127,32 @@ def canonical(
     for a detail that cannot hold them (one read by `load_detail`).
     """
     if (
-        detail is None
-        and type(kind) is str
+        type(kind) is str
         and type(match_id) is str
-        and type(move) is str
+        and (move is None or type(move) is str)
         and (drawn is None or type(drawn) is str)
         and _plain(action_index, ends_sum, points, round, seat, seq)
     ):
-        # Most events are actions, with no detail: written out, four times faster than
-        # the encoder (the same text: keys in order, plain ints, strings escaped alike),
-        # the values inline rather than through `_int` and `_str` (an audit does this
-        # for every event).
-        return (
-            f'{{"action_index":{"null" if action_index is None else action_index},'
-            f'"detail":null,"drawn":{"null" if drawn is None else _encode_string(drawn)},'
-            f'"ends_sum":{"null" if ends_sum is None else ends_sum},'
-            f'"kind":{_encode_string(kind)},"match_id":{_encode_string(match_id)},'
-            f'"move":{_encode_string(move)},"points":{"null" if points is None else points},'
-            f'"round":{"null" if round is None else round},'
-            f'"seat":{"null" if seat is None else seat},"seq":{seq}}}'
-        ).encode()
+        # Every event the service writes: plain ints and strs around the detail.
+        if detail is None:
+            detail_text = "null"
+        else:
+            if checked:
+                _check(detail)
+            detail_text = _encode(detail)
+        return _plain_canonical(
+            match_id,
+            seq,
+            kind,
+            round,
+            action_index,
+            seat,
+            move,
+            drawn,
+            points,
+            ends_sum,
+            detail_text,
+        )
     outer = _encode_flat(
         {
             "action_index": action_index,
@@ -170,6 +176,38 @@ def canonical(
         # which is the first `,"detail":null,` (only an integer or null is before it).
         outer = outer.replace(_DETAIL_NULL, f',"detail":{_encode(detail)},', 1)
     return outer.encode("utf-8")
+
+
+def _plain_canonical(
+    match_id: str,
+    seq: int,
+    kind: str,
+    round: int | None,
+    action_index: int | None,
+    seat: int | None,
+    move: str | None,
+    drawn: str | None,
+    points: int | None,
+    ends_sum: int | None,
+    detail_text: str,
+) -> bytes:
+    """`canonical` of an event whose ints are plain ints and whose strings are plain strs,
+    its detail already encoded (`detail_text`, or `null`).
+
+    Written out, four times faster than the encoder for an action (the same text: keys in
+    order, plain ints, strings escaped alike), the values inline rather than through `_int`
+    and `_str` (an audit does this for every event, an import or a simulation writes it).
+    """
+    return (
+        f'{{"action_index":{"null" if action_index is None else action_index},'
+        f'"detail":{detail_text},"drawn":{"null" if drawn is None else _encode_string(drawn)},'
+        f'"ends_sum":{"null" if ends_sum is None else ends_sum},'
+        f'"kind":{_encode_string(kind)},"match_id":{_encode_string(match_id)},'
+        f'"move":{"null" if move is None else _encode_string(move)},'
+        f'"points":{"null" if points is None else points},'
+        f'"round":{"null" if round is None else round},'
+        f'"seat":{"null" if seat is None else seat},"seq":{seq}}}'
+    ).encode()
 
 
 def _plain(*values: object) -> bool:
@@ -297,19 +335,7 @@ def row_content(row: Sequence[Any]) -> bytes:
 
 def event_content(event: LogEvent) -> bytes:
     """The canonical encoding of a `LogEvent`."""
-    return canonical(
-        event.match_id,
-        event.seq,
-        event.kind,
-        event.round,
-        event.action_index,
-        event.seat,
-        event.move,
-        event.drawn,
-        event.points,
-        event.ends_sum,
-        event.detail,
-    )
+    return canonical(event.match_id, event.seq, *content_of(event))
 
 
 def seal(events: Iterable[LogEvent], previous: bytes, secret: bytes | None) -> list[LogEvent]:

@@ -230,6 +230,37 @@ class LogEvent:
         return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
 
 
+EventContent: TypeAlias = tuple[
+    EventKind,
+    int | None,  # round
+    int | None,  # action_index
+    int | None,  # seat
+    str | None,  # move
+    str | None,  # drawn
+    int | None,  # points
+    int | None,  # ends_sum
+    Mapping[str, Any] | None,  # detail
+]
+"""An event's values after its match_id and seq, in `COLUMNS` order up to its detail: what
+the event says, without where it sits in the log (so a bulk writer encodes it without a
+`LogEvent`, service/match_recorder.py)."""
+
+
+def content_of(event: LogEvent) -> EventContent:
+    """What `event` says (its values after match_id and seq, detail included)."""
+    return (
+        event.kind,
+        event.round,
+        event.action_index,
+        event.seat,
+        event.move,
+        event.drawn,
+        event.points,
+        event.ends_sum,
+        event.detail,
+    )
+
+
 def _check_settings(detail: Mapping[str, Any]) -> None:
     """Refuse settings that match_settings_all's typed columns cannot hold."""
     for key, (low, high) in SETTINGS_RANGES.items():
