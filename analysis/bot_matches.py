@@ -95,23 +95,11 @@ def bot_match_events(
     seats: int,
     seed: int,
     bots: Sequence[str] = ("greedy", "random"),
-    *,
-    max_actions: int | None = None,
-    variant: str = "american",
-    round_limit: int | None = None,
-    secrets: MatchSecrets | None = None,
+    **options: Any,
 ) -> list[LogEvent]:
-    """The log of one bot-played match (`recorded_bot_match`'s events)."""
-    return recorded_bot_match(
-        match_id,
-        seats,
-        seed,
-        bots,
-        max_actions=max_actions,
-        variant=variant,
-        round_limit=round_limit,
-        secrets=secrets,
-    ).events
+    """The log of one bot-played match: `recorded_bot_match`'s events (`options` are its
+    keywords)."""
+    return recorded_bot_match(match_id, seats, seed, bots, **options).events
 
 
 def play_bots(
