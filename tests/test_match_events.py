@@ -1,4 +1,4 @@
-"""In-process match logs (analysis.match_events) are the events the service logs."""
+"""In-process match logs (service.match_recorder) are the events the service logs."""
 
 from __future__ import annotations
 
