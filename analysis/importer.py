@@ -2,7 +2,7 @@
 
 Each record is audited first (analysis.audit, the same report as `sniff
 audit`); a record that audits ok is replayed into the events the service
-would have logged for the same deals and actions (analysis.match_events),
+would have logged for the same deals and actions (service.match_recorder),
 marked `source: imported`, with its `players` and its own `id` kept
 (`record_id`), and chained under a fresh secret that its end reveals at once
 (it is over). Its deals were given, not made from a seed: an imported match
@@ -28,9 +28,8 @@ from typing import Any
 import pyarrow as pa
 
 from analysis.audit import Audit, AuditResult, audit_line_parsed, audit_parsed
-from analysis.column_events import ColumnRecorder as ImportRecorder
-from analysis.match_events import EventRecorder
 from analysis.parallel import chunked, ordered_map
+from service.match_recorder import EventRecorder
 from service.storage.chain import MatchSecrets
 from service.storage.events import (
     COLUMNS,
@@ -74,14 +73,13 @@ def recorder_for(record_obj: object, match_id: str, record: MatchRecord) -> Even
     if record.id is not None:
         raw = record_obj.get("id") if isinstance(record_obj, dict) else None
         settings["record_id"] = raw if isinstance(raw, str | int) else record.id
-    return ImportRecorder(
+    return EventRecorder(
         match_id,
         record.seats,
         target=record.target,
         variant=record.variant.name,
         round_limit=record.round_limit,
         secrets=MatchSecrets.new(None),
-        sealed=False,
         first_deal=False,
         **settings,
     )
@@ -104,9 +102,8 @@ class _Recorders:
         to `out` when given."""
         assert self.made is not None
         made = self.made
-        rounds = made.rounds() if isinstance(made, ImportRecorder) else None
         return facts_rows(
-            made.match, made.match_id, self.players, "imported", out=out, rounds=rounds
+            made.match, made.match_id, self.players, "imported", out=out, rounds=made.rounds()
         )
 
 
@@ -197,15 +194,9 @@ def _prepare(chunk: list[tuple[int, bytes]]) -> _Done:
         made = recorders.made
         if result.ok and made is not None:
             # the audit's own replay made them
-            if isinstance(made, ImportRecorder):
-                prepared.events = len(made)
-                for column, values in zip(columns, made.columns(), strict=True):
-                    column += values
-            else:
-                events = made.rows()
-                prepared.events = len(events)
-                for column, values in zip(columns, zip(*events, strict=True), strict=True):
-                    column += values
+            prepared.events = len(made)
+            for column, values in zip(columns, made.columns(), strict=True):
+                column += values
             prepared.match_id = made.match_id
             if made.match_id not in with_facts:  # a repeat in the chunk: its facts once
                 with_facts.add(made.match_id)

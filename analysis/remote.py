@@ -16,10 +16,11 @@ from typing import Any, Protocol, cast
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from analysis.bot_matches import bot_players
 from service.rpc.bounds import MAX_ANALYSIS_MILLIS, MAX_ANALYSIS_ROLLOUTS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from sniff import AMERICAN, BERNDT, BRITISH, STUBBY, Layout, Move, make_bot, points_for
+from sniff import AMERICAN, BERNDT, BRITISH, STUBBY, Layout, Move, points_for
 
 
 def channel(address: str, tls_ca: str | Path | None = None) -> grpc.Channel:
@@ -148,7 +149,7 @@ def play_remote_match(
         request.round_limit = round_limit
     created = stub.CreateMatch(request)
     match_id, tokens = created.match_id, list(created.seat_tokens)
-    players = [make_bot(bots[s % len(bots)], seed * 10 + s) for s in range(seats)]
+    players = bot_players(seats, bots, seed)
     turn: int | None = created.turn
     move_count = 0
     rounds = 1

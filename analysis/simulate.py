@@ -33,19 +33,17 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.bot_matches import seat_bots
-from analysis.column_events import ColumnRecorder
-from analysis.match_events import EventRecorder, play_bots
+from analysis.bot_matches import recorded_bot_match, seat_bots
+from service.match_recorder import EventRecorder
 from service.storage.events import COLUMNS, columns_to_arrow
 from service.storage.facts import new_rows
 from sniff.facts import FactsRows, facts_rows
-
-R = TypeVar("R", bound=EventRecorder)
+from sniff.seeds import match_seed
 
 RUN_FILE = "run.json"
 CHUNK_MATCHES_MAX = 500
@@ -187,7 +185,7 @@ def clean_temporaries(run_dir: Path) -> None:
 def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]:
     """The events of a chunk's matches, chained, in order; and their facts rows.
 
-    Each match's events are kept as columns (`ColumnRecorder`, the import's bulk path:
+    Each match's events are kept as columns (`EventRecorder`, the import's bulk path:
     a `LogEvent` an event cost twice the play), and a `RoundRecorder` follows each round
     as it is played, so the facts need no replay, here or in the one process that loads
     the chunks (which would otherwise replay every match to make them, and cap the run's
@@ -197,7 +195,7 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
     columns: list[list[Any]] = [[] for _ in COLUMNS]
     facts = new_rows()
     for i in settings.chunk_range(chunk):
-        recorder = _played(settings, i, players, ColumnRecorder)
+        recorder = _played(settings, i, players)
         for column, values in zip(columns, recorder.columns(), strict=True):
             column += values
         facts_rows(
@@ -212,24 +210,21 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
     return columns_to_arrow(columns), facts
 
 
-def _played(settings: RunSettings, i: int, players: list[str], recorder_type: type[R]) -> R:
-    """Match i of the run, played by its bots (as `analysis.match_events.bot_match` plays),
-    recorded by `recorder_type` (a test passes the plain `EventRecorder`)."""
-    recorder = recorder_type(
+def _played(settings: RunSettings, i: int, players: list[str]) -> EventRecorder:
+    """Match i of the run, played by its bots and recorded."""
+    return recorded_bot_match(
         settings.match_id(i),
         settings.seats,
-        seed=settings.seed + i,
+        match_seed(settings.seed, i),
+        settings.bots,
         target=settings.target,
         variant=settings.variant,
         round_limit=settings.round_limit,
-        first_deal=False,  # play_bots deals every round
         source="simulated",
         run_id=settings.run,
         players=players,
         code_version=settings.code_version,
     )
-    play_bots(recorder, settings.bots, settings.seed + i)
-    return recorder
 
 
 @dataclass(frozen=True, slots=True)

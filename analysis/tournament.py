@@ -27,7 +27,7 @@ tiles, so they are correlated; deals are independent):
 
 Deals run in a process pool (analysis.parallel), in order, so the results
 and the logged events do not depend on the number of workers. Every match
-is logged as the service would (analysis.match_events.EventRecorder),
+is logged as the service would (service.match_recorder.EventRecorder),
 `source: simulated` with the tournament's id as `run_id` and its `players`.
 """
 
@@ -44,19 +44,19 @@ from typing import Any
 
 import pyarrow as pa
 
-from analysis.match_events import EventRecorder
+from analysis.bot_matches import play_bots
 from analysis.parallel import chunked, ordered_map
 from analysis.stats.tdist import t975
+from service.match_recorder import EventRecorder
 from service.storage.events import EventRow, rows_to_arrow
-from sniff import Phase, make_bot, view
+from sniff import make_bot
 from sniff.rules import team_of
+from sniff.seeds import match_seed, rotation_bot_seed
 
 DEALS_MAX = 5_000
 """Deals a tournament may have: its events are held in memory until the one transaction."""
 BOOTSTRAP = 200
 """Bootstrap resamples of the deals for the rating's interval."""
-SEED_SPACE = 2**63
-"""Bots are seeded below this (the kernel's and the bots' seeds)."""
 
 
 def rotations(bots: Sequence[str], seats: int) -> list[tuple[str, ...]]:
@@ -149,7 +149,7 @@ def _side_seats(teams: Sequence[int]) -> list[int]:
 def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRow]]:
     """Every rotation of one deal, played and logged."""
     tid = settings.id
-    match_seed = settings.seed + deal
+    seed = match_seed(settings.seed, deal)
     played: list[Played] = []
     rows: list[EventRow] = []
     for r, seated in enumerate(rotations(settings.bots, settings.seats)):
@@ -157,27 +157,17 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
         recorder = EventRecorder(
             match_id,
             settings.seats,
-            seed=match_seed,
+            seed=seed,
             target=settings.target,
             variant=settings.variant,
             round_limit=settings.round_limit,
-            sealed=False,
             source="simulated",
             run_id=tid,
             players=list(seated),
         )
-        bots = [
-            make_bot(name, (match_seed * 16 + r * 4 + s) % SEED_SPACE)
-            for s, name in enumerate(seated)
-        ]
+        bots = [make_bot(name, rotation_bot_seed(seed, r, s)) for s, name in enumerate(seated)]
+        play_bots(recorder, bots)
         match = recorder.match
-        actions = 0
-        while match.phase is not Phase.OVER:
-            if match.phase is Phase.AWAITING_DEAL:
-                recorder.deal()
-                continue
-            recorder.apply(bots[match.turn].choose(view(match, match.turn)))
-            actions += 1
         played.append(
             Played(
                 deal,
@@ -187,7 +177,7 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
                 match.teams,
                 match.seat_scores(),
                 len(match.history),
-                actions,
+                match.move_count,
             )
         )
         rows += recorder.rows()

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import duckdb
 
-from analysis.match_events import bot_match
+from analysis.bot_matches import recorded_bot_match
 from analysis.parallel import default_workers
 from service.storage import SCHEMA_VERSION, EventLog
 from service.storage.events import to_rows
@@ -54,7 +54,7 @@ def build(records: Path, log: Path, matches: int) -> None:
     for i in range(matches):
         seats = 2 + i % 3
         match_id = f"{i:016x}"
-        recorder = bot_match(match_id, seats, i, BOTS)
+        recorder = recorded_bot_match(match_id, seats, i, BOTS)
         match = recorder.match
         names = [BOTS[s % 2] for s in range(seats)]
         lines.append(json.dumps(to_record(match, match_id, names), separators=(",", ":")))

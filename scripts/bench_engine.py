@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from sniff import VARIANTS, Match, Move, Phase, RandomBot, play_match, view
+from sniff.seeds import bot_seed
 
 SEAT_COUNTS = (2, 3, 4)
 VARIANT_LIMIT = 40
@@ -92,7 +93,7 @@ class RunFigures:
 
 
 def bots_for(seats: int, seed: int) -> list[RandomBot]:
-    return [RandomBot(seed * 10 + s) for s in range(seats)]
+    return [RandomBot(bot_seed(seed, s)) for s in range(seats)]
 
 
 def play(seats: int, count: int, first_seed: int = 0) -> tuple[float, float, int, int]:

@@ -46,8 +46,8 @@ from typing import Any
 
 import duckdb
 
+from analysis.bot_matches import bot_match_events
 from analysis.logquery import query_log_values
-from analysis.match_events import bot_match_events
 from analysis.replay.source import MatchFilter, list_matches, load_replay
 from analysis.replay.text import replay_text
 from service.storage import SCHEMA_VERSION, EventLog

@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.bot_matches import bot_match  # noqa: E402
 from analysis.parallel import default_workers  # noqa: E402
+from sniff.seeds import match_seed  # noqa: E402
 
 BOTS = ("greedy",)
 RATE = re.compile(r"played now, ([\d,.]+) matches/s, ([\d,.]+) worker CPU s")
@@ -53,13 +54,13 @@ def engine_rate(matches: int, seed: int) -> float:
     """The engine's bare play: matches per CPU second of this process."""
     start = time.process_time()
     for i in range(matches):
-        bot_match(2, seed + i, BOTS)
+        bot_match(2, match_seed(seed, i), BOTS)
     return matches / (time.process_time() - start)
 
 
 def recording_share(matches: int, seed: int) -> tuple[float, float]:
     """What recording costs against the play, measured on the same matches: (the events
-    chained and their facts followed, `ColumnRecorder` as a worker records them; the
+    chained and their facts followed, `EventRecorder` as a worker records them; the
     SHA-256 chain alone, the encodings given), each as a share of the engine's play.
 
     Both replay the matches' actions with no bot (so the bots' time is not counted
@@ -67,13 +68,11 @@ def recording_share(matches: int, seed: int) -> tuple[float, float]:
     at most 1 / (1 + share) of the engine: the first is the ceiling of this recorder,
     the second of any recorder that chains every event (docs/chain.md).
     """
-    from hashlib import sha256
-
-    from analysis.column_events import ColumnRecorder
-    from service.storage.chain import CHAIN_DOMAIN, row_content
+    from service.match_recorder import EventRecorder
+    from service.storage.chain import linker, row_content
     from sniff import Match, Move, Phase
 
-    played = [bot_match(2, seed + i, BOTS) for i in range(matches)]
+    played = [bot_match(2, match_seed(seed, i), BOTS) for i in range(matches)]
     scripts = [[log.actions for log in m.history] for m in played]
 
     def replay(recorded: bool) -> float:
@@ -82,10 +81,10 @@ def recording_share(matches: int, seed: int) -> tuple[float, float]:
             deal: Callable[[], object]
             apply: Callable[[Move], object]
             if recorded:
-                rec = ColumnRecorder(f"b-{i}", 2, seed=seed + i, first_deal=False)
+                rec = EventRecorder(f"b-{i}", 2, seed=match_seed(seed, i), first_deal=False)
                 deal, apply, match = rec.deal, rec.apply, rec.match
             else:
-                match = Match(2, seed=seed + i, auto_deal=False)
+                match = Match(2, seed=match_seed(seed, i), auto_deal=False)
                 deal, apply = match.deal, match.apply
             for actions in rounds:
                 deal()
@@ -98,20 +97,20 @@ def recording_share(matches: int, seed: int) -> tuple[float, float]:
     recorded = min(replay(True) for _ in range(3))
     contents = []
     for i, rounds in enumerate(scripts):
-        rec = ColumnRecorder(f"b-{i}", 2, seed=seed + i, first_deal=False)
+        rec = EventRecorder(f"b-{i}", 2, seed=match_seed(seed, i), first_deal=False)
         for actions in rounds:
             rec.deal()
             for move in actions:
                 rec.apply(move)
         contents.append([row_content(row) for row in rec.rows()])
-    prefix, key = CHAIN_DOMAIN + b"\x00", bytes(32)
+    link = linker(bytes(32))
     hashing = []
     for _ in range(3):
         start = time.process_time()
         for events in contents:
             head = bytes(32)
             for content in events:
-                head = sha256(prefix + head + key + content).digest()
+                head = link(head, content)
         hashing.append(time.process_time() - start)
     engine = matches / engine_rate(matches, seed)
     return (recorded - bare) / engine, min(hashing) / engine

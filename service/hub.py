@@ -39,7 +39,7 @@ from service.errors import (
     RecoveryError,
     StaleMoveCount,
 )
-from service.match_events import action_events, deal_event
+from service.match_events import action_events, created_event, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage import replayer
 from service.storage.chain import GENESIS, MatchSecrets, seal
@@ -47,7 +47,6 @@ from service.storage.events import LogEvent
 from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
-from service.storage.replayer import DEALING_VERSION as DEALING_VERSION
 from sniff import (
     ActionResult,
     CountedEnd,
@@ -60,9 +59,10 @@ from sniff import (
     Tile,
     view,
 )
+from sniff.dealing import DEALING_VERSION
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.facts import FactsRows
-from sniff.rules import RULES_VERSION, winning_seats
+from sniff.rules import winning_seats
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
 
@@ -296,17 +296,14 @@ class Hub:
         digests = tuple(_digest(t) for t in (*seat_tokens, observer))
         live = LiveMatch(match_id, match, digests, secrets=MatchSecrets.new(seed))
         assert live.secrets is not None
-        created = LogEvent.match_created(
+        created = created_event(
             match_id,
-            seats=seats,
-            target=match.target,
-            seed=seed,
-            rules_version=RULES_VERSION,
+            match,
+            live.secrets,
             token_sha256=list(digests),
             variant=match.variant.name,
             round_limit=match.round_limit,
             dealing=DEALING_VERSION,
-            **live.secrets.created_detail(),
         )
         events = live.seal([created, deal_event(live.match_id, 1, live.match, explicit)])
         self.log.append(events)

@@ -46,6 +46,9 @@ from sniff.tiles import SET_SIZE
 T = TypeVar("T")
 
 DOMAIN: Final = b"sniff/rng/v1"
+DEALING_VERSION: Final = DOMAIN.decode()
+"""Names this generator in a match's log (its `dealing` setting): only deals of this
+generator are re-made from the seed when a logged match is replayed (`docs/dealing.md`)."""
 SEED_LIMIT: Final = 1 << 64
 """Seeds are 0 <= seed < 2**64."""
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from analysis.match_events import EventRecorder, bot_match_events
+from analysis.bot_matches import bot_match_events
+from service.match_recorder import EventRecorder
 from service.storage import EventLog, LogEvent
 from sniff import Deal, GreedyBot, Phase, Tile, view
 from tests.test_rules_worked_examples import POSITION_A, POSITION_A_OPEN_SIDES

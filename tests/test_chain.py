@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.match_events import bot_match_events
+from analysis.bot_matches import bot_match_events
 from service.storage import chain
 from service.storage.events import LogEvent
 from tests.helpers import example_count

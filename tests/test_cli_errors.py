@@ -22,7 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.cli.main import _SniffGroup, cli
-from analysis.cli.options import SEED_MAX, TARGET_MAX
+from analysis.cli.options import SEED_MAX
+from service.defaults import TARGET_MAX
 from service.storage import EventLog
 
 SNIFF = [sys.executable, "-m", "analysis.cli"]

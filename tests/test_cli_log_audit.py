@@ -14,8 +14,8 @@ import grpc
 import pytest
 from click.testing import CliRunner
 
+from analysis.bot_matches import bot_match_events
 from analysis.cli.main import cli
-from analysis.match_events import bot_match_events
 from service.storage import SCHEMA_VERSION
 from tests.replay_helpers import sample_log, write_log
 from tests.service_helpers import REPO, ServerProcess, Stub, create, play_to_end

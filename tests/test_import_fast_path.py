@@ -1,15 +1,16 @@
 """The import's fast path equals the plain one over a few hundred bot-played records.
 
 A worker (`analysis.importer._prepare_chunk`) audits each line with the import's witness
-(`ImportRecorder`: rows written as columns, canonical encodings written out, the facts
-followed as the audit plays) and builds the chunk's Arrow table from columns. Here every
+(`EventRecorder`: rows kept as columns, chained as they come, the facts followed as the
+audit plays) and builds the chunk's Arrow table from columns. Here every
 record of 2, 3 and 4 seats in every variant, with and without a round limit, some edited
 into bad records, goes through both ways, with the same secrets:
 
 - the fast way: `_prepare_chunk`, as a worker runs it;
-- the plain way: `sniff audit`'s audit of the line (no witness), the service's event
-  builders through `EventRecorder` (a `LogEvent` per event, `to_rows`, `sealed_rows`),
-  `rows_to_arrow`, and the facts of a second replay (`facts_rows` without `rounds`).
+- the plain way: `sniff audit`'s audit of the line (no witness), the hub's way of logging
+  the match (a `LogEvent` per event from the builder, `chain.seal`, `to_rows`:
+  tests/event_helpers.py), `rows_to_arrow`, and the facts of a second replay
+  (`facts_rows` without `rounds`).
 
 The event tables, hashes included, the facts rows, the audit verdicts and their problems
 must be identical.
@@ -30,13 +31,14 @@ import pytest
 from analysis import importer
 from analysis.audit import audit_line, audit_parsed
 from analysis.importer import prepare
-from analysis.match_events import EventRecorder
+from service.match_recorder import EventRecorder
 from service.storage import EventLog
 from service.storage.chain import GENESIS, MatchSecrets, link, row_content
 from service.storage.events import COLUMNS, HASH, rows_to_arrow
 from service.storage.facts import TABLES, FactsTables, merged_facts
 from sniff import GreedyBot, Match, MatchRecord, RandomBot, play_match, to_record
 from sniff.facts import FactsRows, facts_rows
+from tests.event_helpers import hub_way_rows
 
 pytestmark = pytest.mark.slow
 
@@ -107,19 +109,16 @@ def lines() -> list[bytes]:
 
 
 def plain_rows(obj: object) -> tuple[list[tuple[Any, ...]], MatchRecord | None, EventRecorder]:
-    """The record's rows made by the service's event builders (`EventRecorder`)."""
+    """The record's rows as the hub logs a match (`hub_way_rows`), and its recorder."""
     made: list[EventRecorder] = []
 
     def witness(o: object, record: MatchRecord) -> EventRecorder:
         made.append(importer.recorder_for(o, importer.imported_match_id(o), record))
         return made[-1]
 
-    with pytest.MonkeyPatch.context() as plain:
-        plain.setattr(importer, "ImportRecorder", EventRecorder)
-        result, record = audit_parsed(obj, "x", witness=witness)
+    result, record = audit_parsed(obj, "x", witness=witness)
     assert result.ok
-    assert type(made[0]) is EventRecorder
-    return made[0].rows(), record, made[0]
+    return hub_way_rows(made[0], explicit=True), record, made[0]
 
 
 def test_a_worker_s_events_facts_and_verdicts_equal_the_plain_ways(

@@ -1,4 +1,4 @@
-"""The import's fast rows (analysis.importer.ImportRecorder) are the recorder's, byte for byte."""
+"""The import's rows (its recorder, service.match_recorder) are the hub's way, byte for byte."""
 
 from __future__ import annotations
 
@@ -11,18 +11,17 @@ from click.testing import CliRunner
 from analysis import importer
 from analysis.audit import audit_parsed
 from analysis.cli.main import cli
-from analysis.column_events import ColumnRecorder
-from analysis.match_events import EventRecorder
+from service.match_recorder import EventRecorder
 from service.storage.chain import MatchSecrets
-from service.storage.events import EventRow
 from sniff import MatchRecord
 from sniff.facts import facts_rows
+from tests.event_helpers import hub_way_rows
 
 FIXED = MatchSecrets(None, bytes(range(32)), bytes(range(32, 64)))
 
 
-def rows_of(obj: object) -> tuple[type, list[EventRow]]:
-    """The recorder class the import used for the record, and its rows."""
+def recorded(obj: object) -> EventRecorder:
+    """The recorder the import's audit of the record told of each step."""
     made: list[EventRecorder] = []
 
     def witness(o: object, record: MatchRecord) -> EventRecorder:
@@ -30,12 +29,12 @@ def rows_of(obj: object) -> tuple[type, list[EventRow]]:
         return made[-1]
 
     assert audit_parsed(obj, "x", witness=witness)[0].ok
-    return type(made[0]), made[0].rows()
+    return made[0]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("seats", "variant"), [(2, "american"), (3, "stubby"), (4, "berndt")])
-def test_import_rows_equal_the_recorders_with_the_same_secrets(
+def test_import_rows_equal_the_hubs_with_the_same_secrets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seats: int, variant: str
 ) -> None:
     path = tmp_path / "records.jsonl"
@@ -45,12 +44,8 @@ def test_import_rows_equal_the_recorders_with_the_same_secrets(
     monkeypatch.setattr(MatchSecrets, "new", classmethod(lambda cls, seed: FIXED))
     for line in path.read_text().splitlines():
         obj = json.loads(line)
-        fast_type, fast = rows_of(obj)
-        with monkeypatch.context() as plain:
-            plain.setattr(importer, "ImportRecorder", EventRecorder)
-            plain_type, slow = rows_of(obj)
-        assert (fast_type, plain_type) == (ColumnRecorder, EventRecorder)
-        assert fast == slow
+        made = recorded(obj)
+        assert made.rows() == hub_way_rows(made, explicit=True)
 
 
 @pytest.mark.slow
@@ -68,7 +63,7 @@ def test_import_facts_from_the_audits_replay_equal_the_facts_of_a_second_replay(
         recorders = importer._Recorders()
         assert audit_parsed(json.loads(line), "x", witness=recorders)[0].ok
         made = recorders.made
-        assert isinstance(made, ColumnRecorder)
+        assert made is not None
         followed = recorders.facts()
         replayed = facts_rows(made.match, made.match_id, recorders.players, "imported")
         assert followed == replayed

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.audit import AuditResult
+from analysis.bot_matches import bot_match_events
 from analysis.cli.main import cli
 from analysis.logaudit import audit_log
-from analysis.match_events import bot_match_events
 from service.storage import EventLog, LogEvent
 from service.storage.chain import MatchSecrets
 

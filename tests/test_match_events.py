@@ -1,4 +1,4 @@
-"""In-process match logs (analysis.match_events) are the events the service logs."""
+"""In-process match logs (service.match_recorder) are the events the service logs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.match_events import EventRecorder, bot_match_events
+from analysis.bot_matches import bot_match_events
+from service.match_recorder import EventRecorder
 from service.storage import open_readonly
 from service.storage.chain import MatchSecrets
 from sniff import Phase

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from analysis.match_events import bot_match_events
+from analysis.bot_matches import bot_match_events
 from analysis.replay.html import match_page
 from analysis.replay.source import load_replay
 from service.storage import LogEvent

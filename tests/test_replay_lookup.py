@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from analysis.match_events import bot_match_events
+from analysis.bot_matches import bot_match_events
 from analysis.replay.source import load_replay
 from analysis.sqlfiles import named_queries
 from tests.replay_helpers import write_log

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis.match_events import EventRecorder, bot_match_events
+from analysis.bot_matches import bot_match_events
 from analysis.replay.geometry import layout_geometry
 from analysis.replay.source import MatchFilter, list_matches, load_replay
+from service.match_recorder import EventRecorder
 from sniff import Deal, Tile
 from tests.replay_helpers import write_log
 

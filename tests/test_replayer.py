@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from analysis.bot_matches import recorded_bot_match
 from analysis.logaudit import audit_log
-from analysis.match_events import bot_match
 from analysis.replay.model import ReplayError
 from analysis.replay.source import load_replay
 from service.errors import RecoveryError
@@ -36,7 +36,7 @@ def logged(
     round_limit: int | None = None,
 ) -> tuple[Match, list[LogEvent]]:
     """A bot-played match and its events as the log gives them back."""
-    played = bot_match(
+    played = recorded_bot_match(
         MATCH, seats, seed, ("greedy", "random"), variant=variant, round_limit=round_limit
     )
     with EventLog(tmp_path / "log.duckdb") as log:

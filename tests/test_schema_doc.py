@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.match_events import bot_match_events
+from analysis.bot_matches import bot_match_events
 from service.storage import EventLog, open_readonly
 from sniff import to_record
 from tests.replay_helpers import sample_log
@@ -36,11 +36,11 @@ def sql_blocks() -> list[str]:
 def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Served matches of each size, a stubby one at its round limit, one in play, an import."""
     path = sample_log(tmp_path_factory.mktemp("doc") / "log.duckdb")
+    from analysis.bot_matches import recorded_bot_match
     from analysis.importer import record_rows
-    from analysis.match_events import bot_match
     from service.storage.events import rows_to_arrow
 
-    match = bot_match("x", 3, 5, ("greedy",)).match
+    match = recorded_bot_match("x", 3, 5, ("greedy",)).match
     record = to_record(match, "club-1", ["ann", "bo", "cy"])
     rows = record_rows(record)
     with EventLog(path) as writer:

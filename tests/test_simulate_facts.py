@@ -11,8 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from analysis.bot_matches import seat_bots
-from analysis.match_events import bot_match
+from analysis.bot_matches import recorded_bot_match, seat_bots
 from analysis.simulate import (
     RunSettings,
     chunk_path,
@@ -49,9 +48,9 @@ def test_the_facts_made_while_playing_equal_those_of_a_replay(
     table, facts = chunk_table(settings, 0)
     replayed = new_rows()
     for i in range(settings.matches):
-        played = bot_match(
+        played = recorded_bot_match(
             settings.match_id(i), seats, settings.seed + i, settings.bots,
-            variant=variant, round_limit=round_limit, sealed=False,
+            variant=variant, round_limit=round_limit,
         )  # fmt: skip
         facts_rows(played.match, played.match_id, seat_bots(seats, settings.bots),
                    "simulated", "f", out=replayed)  # fmt: skip

@@ -1,5 +1,5 @@
-"""A simulation worker's rows (analysis.column_events.ColumnRecorder) are the plain recorder's,
-byte for byte, hashes included, and its facts are a replay's."""
+"""A simulation worker's rows (service.match_recorder.EventRecorder) are the hub's way of
+logging the same match, byte for byte, hashes included, and its facts are a replay's."""
 
 from __future__ import annotations
 
@@ -9,19 +9,18 @@ import pytest
 
 from analysis import simulate
 from analysis.bot_matches import seat_bots
-from analysis.column_events import ColumnRecorder
-from analysis.match_events import EventRecorder
 from service.storage.chain import MatchSecrets
 from service.storage.events import EventRow
 from sniff.facts import replayed_rounds
+from tests.event_helpers import hub_way_rows
 
 FIXED = MatchSecrets(7, bytes(range(32)), bytes(range(32, 64)))
 
 
-def plain_rows(settings: simulate.RunSettings, i: int) -> list[EventRow]:
-    """Match i of the run as the plain recorder logs it (a `LogEvent` an event)."""
+def hub_rows(settings: simulate.RunSettings, i: int) -> list[EventRow]:
+    """Match i of the run as the hub logs it (a `LogEvent` an event, sealed)."""
     players = seat_bots(settings.seats, settings.bots)
-    return simulate._played(settings, i, players, EventRecorder).rows()
+    return hub_way_rows(simulate._played(settings, i, players), explicit=False)
 
 
 @pytest.mark.slow
@@ -35,7 +34,7 @@ def plain_rows(settings: simulate.RunSettings, i: int) -> list[EventRow]:
         (2, "american", 1, ("random",)),
     ],
 )
-def test_a_simulated_matchs_rows_equal_the_plain_recorders_with_the_same_secrets(
+def test_a_simulated_matchs_rows_equal_the_hubs_with_the_same_secrets(
     monkeypatch: pytest.MonkeyPatch,
     seats: int,
     variant: str,
@@ -48,12 +47,11 @@ def test_a_simulated_matchs_rows_equal_the_plain_recorders_with_the_same_secrets
     )
     players = seat_bots(seats, bots)
     for i in range(settings.matches):
-        fast = simulate._played(settings, i, players, ColumnRecorder)
-        assert isinstance(fast, ColumnRecorder)
-        assert fast.rows() == plain_rows(settings, i)
+        made = simulate._played(settings, i, players)
+        assert made.rows() == hub_way_rows(made, explicit=False)
         # the facts followed during play are a replay's
-        assert [asdict(r) for r in fast.rounds()] == [
-            asdict(r) for r in replayed_rounds(fast.match)
+        assert [asdict(r) for r in made.rounds()] == [
+            asdict(r) for r in replayed_rounds(made.match)
         ]
 
 
@@ -62,5 +60,5 @@ def test_a_chunk_table_holds_its_matches_rows_in_order(monkeypatch: pytest.Monke
     settings = simulate.RunSettings("sim-rows", 5, 3, ("greedy", "random"), 9, chunk_size=2)
     table, facts = simulate.chunk_table(settings, 1)  # matches 2 and 3
     rows = [tuple(r.values()) for r in table.to_pylist()]
-    assert rows == plain_rows(settings, 2) + plain_rows(settings, 3)
+    assert rows == hub_rows(settings, 2) + hub_rows(settings, 3)
     assert facts.matches["match_id"] == [settings.match_id(2), settings.match_id(3)]

@@ -13,9 +13,9 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from analysis.bot_matches import bot_match_events
 from analysis.cli.main import cli
 from analysis.importer import imported_match_id
-from analysis.match_events import bot_match_events
 from analysis.remote import play_remote_match
 from analysis.stats.load import load_records
 from analysis.stats.store import FactsStore

@@ -17,8 +17,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from analysis.match_events import EventRecorder, bot_match_events
+from analysis.bot_matches import bot_match_events
 from service.hub import Hub
+from service.match_recorder import EventRecorder
 from service.storage import SCHEMA_VERSION, EventLog, LogEvent, open_readonly
 from service.storage import chain as chain_
 from service.storage.journal import Journal, journal_path

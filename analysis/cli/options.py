@@ -20,7 +20,7 @@ import click
 
 from analysis.cli.errors import Misuse
 from analysis.cli.formats import format_option
-from service.defaults import DEFAULT_DB
+from service.defaults import DEFAULT_DB, ROUND_LIMIT_MAX, TARGET_MAX, TARGET_MIN
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,12 +28,6 @@ if TYPE_CHECKING:  # made on first use by __getattr__ below
     SEED_MAX: int
     variant_option: Callable[[Callable[..., Any]], Callable[..., Any]]
 
-TARGET_MIN = 5
-"""The smallest score a placement makes: a lower target would be won before play starts."""
-TARGET_MAX = 10_000
-"""Forty times the usual target: a bot match to it still ends in a second or so."""
-ROUND_LIMIT_MAX = 1_000
-"""A round limit beyond any real match: 1,000 rounds is hours of play."""
 RECORD_MATCHES_MAX = 1_000_000
 DEMO_MATCHES_MAX = 100
 

@@ -9,7 +9,7 @@ from typing import TextIO
 
 import click
 
-from analysis.bot_matches import bot_records, seat_bots
+from analysis.bot_matches import bot_players, bot_records
 from analysis.cli.errors import Misuse
 from analysis.cli.options import (
     RECORD_MATCHES_MAX,
@@ -23,7 +23,7 @@ from analysis.cli.options import (
     target_option,
     variant_option,
 )
-from sniff import Match, Phase, make_bot, view
+from sniff import Match, Phase, view
 
 
 @click.command()
@@ -93,7 +93,7 @@ def play(
     Example: sniff play --seats 3 --bots greedy --seed 7 --variant berndt
     """
     check_bots_fit(bots, seats)
-    players = [make_bot(name, seed * 10 + i) for i, name in enumerate(seat_bots(seats, bots))]
+    players = bot_players(seats, bots, seed)
     match = Match(seats, seed=seed, target=target, variant=variant, round_limit=round_limit)
     click.echo(f"{variant} sniff, {seats} seats, target {match.target}")
     while True:

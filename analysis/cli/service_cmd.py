@@ -131,6 +131,7 @@ def demo(
     from analysis.logquery import query_service
     from analysis.remote import connect, play_remote_match
     from service.rpc.server import create_server
+    from sniff.seeds import match_seed
 
     check_seed_run(seed, count)
     try:
@@ -146,7 +147,7 @@ def demo(
         for i in range(count):
             seats = (2, 3, 4)[i % 3]
             played = play_remote_match(
-                stub, seats, bots, seed + i, variant=variant, round_limit=round_limit
+                stub, seats, bots, match_seed(seed, i), variant=variant, round_limit=round_limit
             )
             result = "a draw" if played.winner is None else f"seat {played.winner} wins"
             click.echo(

@@ -19,7 +19,6 @@ the order in which workers take them.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +30,7 @@ from typing import Any, Final
 from analysis.rollout.source import MatchSpec
 from sniff import Deal, Move, view
 from sniff.rollout import Equities, equities
+from sniff.seeds import decision_seed
 from sniff.view import SeatView
 
 LARGE_LOSS: Final = 5.0
@@ -150,12 +150,6 @@ def decisions_of(spec: MatchSpec, seat: int | None = None) -> Iterator[Decision]
                 yield Decision(index, k, number, mover, move, view(match, mover))
             match.apply(move)
             number += 1
-
-
-def decision_seed(seed: int, match_id: str, round_index: int, action: int) -> int:
-    """The rollouts' seed of one decision: a hash of where it is and the analysis seed."""
-    text = f"sniff/analyze/v1\0{seed}\0{match_id}\0{round_index}\0{action}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
 
 
 def analyse_decision(spec: MatchSpec, decision: Decision, settings: Settings) -> DecisionResult:

@@ -34,7 +34,6 @@ number of workers or the order of the matches.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from analysis.stats.timing import BUCKETS, Cell
 from sniff import Match, view
 from sniff.facts import Decision, replayed_rounds
 from sniff.rollout import equities
+from sniff.seeds import decision_seed
 from sniff.tiles import IS_DOUBLE
 
 CF_COLUMNS = ("cf_n", "cf_gain", "cf_ci_low", "cf_ci_high", "cf_agree")
@@ -84,12 +84,6 @@ class Gain:
     other_equity: float
     gain: float
     gain_se: float
-
-
-def decision_seed(seed: int, match_id: str, round_index: int, index: int) -> int:
-    """The rollouts' seed of one decision: the same decision always gets the same."""
-    text = f"{seed}/{match_id}/{round_index}/{index}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
 
 
 def match_gains(

@@ -13,21 +13,16 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from service.defaults import ROUND_LIMIT_MAX, TARGET_MAX, TARGET_MIN
 from service.errors import BadArgument, LimitReached
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from sniff.dealing import SEED_LIMIT
 
-MIN_TARGET: Final = 5
-"""The smallest target: one scoring placement's worth."""
-MAX_TARGET: Final = 10_000
-"""The largest target (a 2-seat match to 250 takes ~350 actions; this bounds a match's length)."""
 MAX_SEED: Final = SEED_LIMIT - 1
 """Seeds are what the engine deals from: 0 .. 2^64-1 (the whole uint64 field)."""
 MAX_SEATS: Final = 4
-MAX_ROUND_LIMIT: Final = 1_000
-"""The largest round limit (far beyond any real match)."""
 MAX_MOVE_COUNT: Final = 1_000_000
-"""The largest `expected_move_count` (far beyond any match to MAX_TARGET)."""
+"""The largest `expected_move_count` (far beyond any match to TARGET_MAX)."""
 MAX_SEQUENCE: Final = 2**31 - 1
 """The largest `from_sequence` (event seqs are 32-bit in the log)."""
 MAX_TOKEN_LENGTH: Final = 256
@@ -92,21 +87,27 @@ def deal(msg: pb.Deal, field: str) -> None:
 # -- one check per request ----------------------------------------------------------
 
 
+def _target(request: pb.CreateMatchRequest | pb.AnalyzePositionRequest) -> None:
+    """The one target check of the requests that may name a target (service/defaults.py holds
+    the bounds the command line uses too)."""
+    if request.HasField("target") and not TARGET_MIN <= request.target <= TARGET_MAX:
+        raise _refuse(
+            "target", f"{request.target} is out of range ({TARGET_MIN} to {TARGET_MAX:,})"
+        )
+
+
 def create_match(request: pb.CreateMatchRequest) -> None:
     if request.seat_count not in (2, 3, 4):
         raise _refuse("seat_count", f"{request.seat_count} (must be 2, 3 or 4)")
-    if request.HasField("target") and not MIN_TARGET <= request.target <= MAX_TARGET:
-        raise _refuse(
-            "target", f"{request.target} is out of range ({MIN_TARGET} to {MAX_TARGET:,})"
-        )
+    _target(request)
     if request.HasField("seed") and request.seed > MAX_SEED:
         raise _refuse("seed", f"{request.seed} is out of range (0 to 2^64-1)")
     if request.HasField("first_deal"):
         deal(request.first_deal, "first_deal")
     variant(request.variant)
-    if request.HasField("round_limit") and not 1 <= request.round_limit <= MAX_ROUND_LIMIT:
+    if request.HasField("round_limit") and not 1 <= request.round_limit <= ROUND_LIMIT_MAX:
         raise _refuse(
-            "round_limit", f"{request.round_limit} is out of range (1 to {MAX_ROUND_LIMIT:,})"
+            "round_limit", f"{request.round_limit} is out of range (1 to {ROUND_LIMIT_MAX:,})"
         )
 
 
@@ -242,10 +243,7 @@ def analyze_position(request: pb.AnalyzePositionRequest) -> None:
     if request.seat_count not in (2, 3, 4):
         raise _refuse("seat_count", f"{request.seat_count} (must be 2, 3 or 4)")
     seats = request.seat_count
-    if request.HasField("target") and not MIN_TARGET <= request.target <= MAX_TARGET:
-        raise _refuse(
-            "target", f"{request.target} is out of range ({MIN_TARGET} to {MAX_TARGET:,})"
-        )
+    _target(request)
     for name, values in (("scores", request.scores), ("hand_sizes", request.hand_sizes)):
         if len(values) != seats:
             raise _refuse(name, f"{len(values)} entries for {seats} seats (one per seat)")

@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .events import HASH, EventRow, LogEvent, to_rows
+from .events import HASH, EventRow, LogEvent, content_of, to_rows
 
 CHAIN_DOMAIN: Final = b"sniff/chain/v1"
 LEGACY_DOMAIN: Final = b"sniff/chain/legacy/v1"
@@ -129,23 +129,31 @@ def canonical(
     for a detail that cannot hold them (one read by `load_detail`).
     """
     if (
-        detail is None
-        and type(kind) is str
+        type(kind) is str
         and type(match_id) is str
-        and type(move) is str
+        and (move is None or type(move) is str)
         and (drawn is None or type(drawn) is str)
         and _plain(action_index, ends_sum, points, round, seat, seq)
     ):
-        # Most events are actions, with no detail: written out, four times faster than
-        # the encoder (the same text: keys in order, plain ints, strings escaped alike),
-        # the values inline rather than through `_int` and `_str` (an audit does this
-        # for every event).
+        # Every event the service writes: plain ints and strs around the detail.
+        if detail is None:
+            detail_text = "null"
+        else:
+            if checked:
+                _check(detail)
+            detail_text = _encode(detail)
+        # Written out, four times faster than the encoder for an action (the same text:
+        # keys in order, plain ints, strings escaped alike), the values inline rather than
+        # through `_int` and `_str` (an audit does this for every event, an import or a
+        # simulation writes it).
         return (
             f'{{"action_index":{"null" if action_index is None else action_index},'
-            f'"detail":null,"drawn":{"null" if drawn is None else _encode_string(drawn)},'
+            f'"detail":{detail_text},'
+            f'"drawn":{"null" if drawn is None else _encode_string(drawn)},'
             f'"ends_sum":{"null" if ends_sum is None else ends_sum},'
             f'"kind":{_encode_string(kind)},"match_id":{_encode_string(match_id)},'
-            f'"move":{_encode_string(move)},"points":{"null" if points is None else points},'
+            f'"move":{"null" if move is None else _encode_string(move)},'
+            f'"points":{"null" if points is None else points},'
             f'"round":{"null" if round is None else round},'
             f'"seat":{"null" if seat is None else seat},"seq":{seq}}}'
         ).encode()
@@ -299,19 +307,7 @@ def row_content(row: Sequence[Any]) -> bytes:
 
 def event_content(event: LogEvent) -> bytes:
     """The canonical encoding of a `LogEvent`."""
-    return canonical(
-        event.match_id,
-        event.seq,
-        event.kind,
-        event.round,
-        event.action_index,
-        event.seat,
-        event.move,
-        event.drawn,
-        event.points,
-        event.ends_sum,
-        event.detail,
-    )
+    return canonical(event.match_id, event.seq, *content_of(event))
 
 
 def seal(events: Iterable[LogEvent], previous: bytes, secret: bytes | None) -> list[LogEvent]:

@@ -230,6 +230,37 @@ class LogEvent:
         return cls(match_id, seq, "match_ended", seat=winner, detail=detail)
 
 
+EventContent: TypeAlias = tuple[
+    EventKind,
+    int | None,  # round
+    int | None,  # action_index
+    int | None,  # seat
+    str | None,  # move
+    str | None,  # drawn
+    int | None,  # points
+    int | None,  # ends_sum
+    Mapping[str, Any] | None,  # detail
+]
+"""An event's values after its match_id and seq, in `COLUMNS` order up to its detail: what
+the event says, without where it sits in the log (so a bulk writer encodes it without a
+`LogEvent`, service/match_recorder.py)."""
+
+
+def content_of(event: LogEvent) -> EventContent:
+    """What `event` says (its values after match_id and seq, detail included)."""
+    return (
+        event.kind,
+        event.round,
+        event.action_index,
+        event.seat,
+        event.move,
+        event.drawn,
+        event.points,
+        event.ends_sum,
+        event.detail,
+    )
+
+
 def _check_settings(detail: Mapping[str, Any]) -> None:
     """Refuse settings that match_settings_all's typed columns cannot hold."""
     for key, (low, high) in SETTINGS_RANGES.items():
@@ -296,12 +327,19 @@ def arrow_schema() -> pa.Schema:
     return schema
 
 
-def _dump_detail(detail: Mapping[str, Any] | None) -> str | None:
+_encode_detail: Final = json.JSONEncoder(
+    separators=(",", ":"), allow_nan=False, ensure_ascii=False
+).encode
+"""`json.dumps` with these settings, without making an encoder for each detail."""
+
+
+def dump_detail(detail: Mapping[str, Any] | None) -> str | None:
+    """A detail as the `detail` column's JSON text (keys in the detail's own order)."""
     if detail is None:
         return None
     # allow_nan=False: NaN is not JSON and DuckDB's JSON type would refuse it
     # inside the group commit, failing the batch late instead of here.
-    text = json.dumps(detail, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    text = _encode_detail(detail)
     text.encode()  # UnicodeEncodeError (a ValueError) for a lone surrogate DuckDB would refuse
     return text
 
@@ -351,7 +389,7 @@ def to_rows(events: Iterable[LogEvent]) -> list[EventRow]:
             e.drawn,
             e.points,
             e.ends_sum,
-            _dump_detail(e.detail),
+            dump_detail(e.detail),
             e.hash,
             e.logged_at,
         )

@@ -43,15 +43,12 @@ from sniff import (
     UnknownVariant,
     points_for,
 )
-from sniff.dealing import DOMAIN as DEALING
+from sniff.dealing import DEALING_VERSION
 from sniff.match import RoundEnd
 from sniff.moves import MOVES_BY_TEXT
 
 _PLAYING: Final = Phase.PLAYING  # constants: reading `Phase.PLAYING` costs ~100 ns in 3.11
 _OVER: Final = Phase.OVER
-
-DEALING_VERSION: Final = DEALING.decode()
-"""Names the generator a match's seeded deals come from (`docs/dealing.md`), in its log."""
 
 
 class ReplayEvent(Protocol):
