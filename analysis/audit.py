@@ -1,4 +1,4 @@
-"""Audit RECORD.md match records by replaying them through the engine.
+"""Audit docs/records.md match records by replaying them through the engine.
 
 An audit never trusts a claim: it replays every deal and action, and
 compares each figure the scorekeeper wrote down with the engine's own.
@@ -73,7 +73,7 @@ class AuditResult:
         return not self.problems
 
     def to_json(self) -> dict[str, Any]:
-        """The RECORD.md machine-readable form (`notes` only when there are some)."""
+        """The docs/records.md machine-readable form (`notes` only when there are some)."""
         out: dict[str, Any] = {
             "id": self.id,
             "ok": self.ok,

@@ -1,4 +1,4 @@
-"""Bot-played matches: as engine matches, as RECORD.md records, or with their log events.
+"""Bot-played matches: as engine matches, as docs/records.md records, or with their log events.
 
 Seat i plays `bots[i % len(bots)]` seeded `bot_seed(seed, i)` (sniff/seeds.py) in every
 one of them, so the same seed plays the same match whichever form it is wanted in.

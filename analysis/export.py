@@ -1,4 +1,4 @@
-"""`sniff export`: matches from the log as RECORD.md records, or the views as Parquet.
+"""`sniff export`: matches from the log as docs/records.md records, or the views as Parquet.
 
 A record is written from what the log says, not from a replay: the claims
 are the logged figures (points, round ends, scores, winner), so `sniff
@@ -82,7 +82,7 @@ def export_records(
     workers: int = 1,
     tls_ca: str | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The matches as RECORD.md records, in match id order (or the order named)."""
+    """The matches as docs/records.md records, in match id order (or the order named)."""
     named = list(dict.fromkeys(match_ids))
     with LogSource(db_path, tls_ca=tls_ca) as source:
         counts = selected(source, named, include_unfinished)
@@ -105,7 +105,7 @@ def _records_of(chunk: Chunk) -> list[tuple[str, dict[str, Any]]]:
 
 
 def record_of(work: MatchWork) -> dict[str, Any]:
-    """One match's RECORD.md record, from its logged events (see the module's docstring)."""
+    """One match's docs/records.md record, from its logged events (see the module's docstring)."""
     rows = work.rows
     details = [json.loads(r[10]) if r[10] is not None else {} for r in rows]
     created = details[0]

@@ -1,4 +1,4 @@
-"""`sniff import`: RECORD.md records into the event log, as whole matches with their chain.
+"""`sniff import`: docs/records.md records into the event log, as whole matches with their chain.
 
 Each record is audited first (analysis.audit, the same report as `sniff
 audit`); a record that audits ok is replayed into the events the service

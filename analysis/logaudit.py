@@ -8,7 +8,7 @@ sequence numbers), checks each event's link in the hash chain (docs/chain.md)
 and a head a player kept, opens the seed commitment with the revealed seed
 and salt, recomputes every seeded deal and lot (docs/dealing.md), and checks
 the typed summary tables against the events. Problems are reported as for
-record files (RECORD.md), with the kinds of docs/audit.md.
+record files (docs/records.md), with the kinds of docs/audit.md.
 
 It reads the log as every other command does (analysis.logquery): through
 the Query RPC of a live service, or a read-only open of the file.

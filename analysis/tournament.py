@@ -12,7 +12,7 @@ The results, all clustered by deal (the rotations of one deal share its
 tiles, so they are correlated; deals are independent):
 
 * a bot's **net result** in a match is the mean, over the seats it holds, of
-  its side's final score minus the mean of the other sides' (STATS.md's side
+  its side's final score minus the mean of the other sides' (docs/statistics.md's side
   value, over a whole match); its per-deal value is the mean over the
   rotations it plays, and its mean is over deals with a Student t 95%
   interval on deals - 1 degrees of freedom;

@@ -2,7 +2,7 @@
 
 Builds once (cached under the temp dir, keyed by this script's version and
 the schema) --matches bot-played matches, seats 2, 3, 4 in turn, as both a
-RECORD.md JSON Lines file and an event log (the events the service would
+docs/records.md JSON Lines file and an event log (the events the service would
 write, chained, loaded through the storage package's own insert). Then
 times, median of --runs:
 

@@ -11,7 +11,7 @@ For 2, 3 and 4 seats this prints, as the median (min..max) of several runs:
   repeated in a tight loop timed with `perf_counter_ns`, minus the cost of
   the same empty loop, and the median is taken over the sampled states.
 
-`--variant` picks the Sniff variant (RULES.md §10; `all` runs each in turn).
+`--variant` picks the Sniff variant (docs/rules.md §10; `all` runs each in turn).
 Variant matches get a round limit (`--round-limit`, default 40 for the
 variants, none for American) because weak play in the stubby variants may
 never reach the target.

@@ -1,4 +1,4 @@
-"""Benchmark: the Sniff-timing tables (STATS.md) over 100,000 and 1,000,000 matches' facts.
+"""Benchmark: the Sniff-timing tables (docs/statistics.md) over 100,000 and 1,000,000 matches.
 
 The facts are made once and cached as Parquet (the layout `sniff stats facts`
 writes and a simulation run will write):

@@ -1,4 +1,4 @@
-"""The Sniff rules engine (RULES.md, all four variants): pure Python, no I/O, no third-party
+"""The Sniff rules engine (docs/rules.md, all four variants): pure Python, no I/O, no third-party
 imports."""
 
 from __future__ import annotations

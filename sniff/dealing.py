@@ -1,7 +1,7 @@
 """Seeded deals and lots from a documented, language-neutral generator.
 
 Every random choice of a match — the shuffle of each round and the lot that
-picks a leader (RULES.md §2) — comes from its seed through SHA-256 in counter
+picks a leader (docs/rules.md §2) — comes from its seed through SHA-256 in counter
 mode feeding a Fisher-Yates shuffle, written down here exactly so that any
 language can recompute a deal from a revealed seed (the audit and the
 Node.js client do). Nothing else about a match is random.

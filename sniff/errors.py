@@ -2,7 +2,7 @@
 
 A move that cannot be read is a different error from a move that is read
 but illegal here; the service maps each class to a status code and an audit
-maps each `kind` to its RECORD.md problem word, so neither has to parse
+maps each `kind` to its docs/records.md problem word, so neither has to parse
 messages.
 """
 
@@ -16,7 +16,7 @@ class SniffError(ValueError):
 
 
 class NotationError(SniffError):
-    """Text that is not RECORD.md notation."""
+    """Text that is not docs/records.md notation."""
 
     kind = "malformed"
 
@@ -30,7 +30,7 @@ class MoveNotationError(NotationError):
 
 
 class UnknownVariant(SniffError):
-    """A variant name that is not exactly one of RULES.md §10's (never read as American)."""
+    """A variant name that is not exactly one of docs/rules.md §10's (never read as American)."""
 
     kind = "unknown_variant"
 
@@ -42,7 +42,7 @@ class BadDeal(SniffError):
 
 
 class IllegalMove(SniffError):
-    """A well-formed action that the rules forbid in this state (RULES.md §3-§8)."""
+    """A well-formed action that the rules forbid in this state (docs/rules.md §3-§8)."""
 
     kind = "illegal_move"
 

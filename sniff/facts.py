@@ -1,4 +1,4 @@
-"""The facts of a played match that the Sniff-timing statistics need (STATS.md §1, §3).
+"""The facts of a played match that the Sniff-timing statistics need (docs/statistics.md §1, §3).
 
 Some facts need the rules: whether the mover could have placed a double at a
 turn, whether only doubles could be placed (a forced turn, not a decision),
@@ -10,7 +10,7 @@ statistics themselves are SQL aggregates over the rows `facts_rows` makes
 Only complete rounds (ended by a domino or a block, the round limit's last
 round included) carry a net result and Sniff decisions: the round in which
 the match was won at a placement, or a round still in play, is listed with
-`complete` false and is left out of every statistic (STATS.md, Words).
+`complete` false and is left out of every statistic (docs/statistics.md, Words).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ HELD_PARTNER: Final = "held_partner"
 HELD_OTHER: Final = "held_other"
 HELD_NEVER: Final = "held_never"
 OUTCOMES: Final = (PLAYED, HELD_SELF, HELD_PARTNER, HELD_OTHER, HELD_NEVER)
-"""The outcomes of a Sniff decision (STATS.md §3), in report order."""
+"""The outcomes of a Sniff decision (docs/statistics.md §3), in report order."""
 
 SOURCES: Final = ("served", "imported", "simulated")
 """Where a match came from: played through the service, imported from records, simulated."""
@@ -125,8 +125,8 @@ class MatchFacts:
 
 
 def side_value(net: Sequence[int], seat: Seat) -> float:
-    """The value of a round for `seat`'s side (STATS.md, Words): its side's net result minus
-    the mean net result of the other sides (`rules.value_for_side`). `net` holds each
+    """The value of a round for `seat`'s side (docs/statistics.md, The words): its side's net
+    result minus the mean net result of the other sides (`rules.value_for_side`). `net` holds each
     seat's side's net result (partners the same)."""
     if len(net) == 4:
         return value_for_side((net[seat], net[(seat + 1) % 4]), 0)
@@ -442,7 +442,7 @@ def facts_rows(
 ) -> FactsRows:
     """The facts-table rows of one match: one match row, one row per round, one per decision.
 
-    `players` names each seat's player (RECORD.md `players`), None when unknown; `source`
+    `players` names each seat's player (docs/records.md `players`), None when unknown; `source`
     is one of `SOURCES`; `run` the simulation run's id. Rows are appended to `out` when
     given (build a whole batch without concatenating), else to fresh column lists. `rounds`:
     the rounds' facts when a `RoundRecorder` followed the play (no replay needed).

@@ -71,7 +71,7 @@ SLOT_VALUE: Final = tuple(_slot_value(s) for s in range(SET_SIZE * SIDE_COUNT))
 
 
 def _contribution(t: int, covered: int, sniff: SniffRule | None) -> int:
-    """What one placed tile adds to the counted ends (RULES.md §5 table, §10.2 for the Sniff)."""
+    """What one placed tile adds to the counted ends (docs/rules.md §5; §10.2 for the Sniff)."""
     a, b = LOW[t], HIGH[t]
     if a != b:
         return (0 if covered & _LOW_BIT else a) + (0 if covered & _HIGH_BIT else b)
@@ -264,7 +264,7 @@ class Layout:
         raise NotCanonical(f"{board}:{side} mirrors {board}:{mirror}, which is open: use {mirror}")
 
     def _check_orientation(self, move: Move) -> None:
-        """The suffix rules of §10.4, checked after every layout rule (RECORD.md's order)."""
+        """The suffix rules of §10.4, checked after every layout rule (docs/records.md's order)."""
         tile = move.tile
         assert tile is not None
         makes_sniff = IS_DOUBLE[tile] and self.sniff < 0
@@ -406,7 +406,7 @@ class Layout:
         return tuple(OpenSide(TILES[s >> 3], Side(s & 7), SLOT_VALUE[s]) for s in self.targets)
 
     def counted_ends(self) -> tuple[CountedEnd, ...]:
-        """Each contribution to the counted ends, ordered by tile (RULES.md §5 table)."""
+        """Each contribution to the counted ends, ordered by tile (docs/rules.md §5 table)."""
         out: list[CountedEnd] = []
         for t in range(SET_SIZE):
             cov = self.covered[t]

@@ -1,4 +1,4 @@
-"""Sides of placed tiles and moves, with their RECORD.md text round trip.
+"""Sides of placed tiles and moves, with their docs/records.md text round trip.
 
 Every possible move is built once at import and handed out by the factory
 methods, so legal-move generation allocates nothing and moves compare by
@@ -17,7 +17,7 @@ from sniff.variants import Orientation
 
 
 class Side(enum.IntEnum):
-    """A place on a placed tile (RULES.md §3); the int order is the canonical order."""
+    """A place on a placed tile (docs/rules.md §3); the int order is the canonical order."""
 
     LOW = 0
     HIGH = 1
@@ -62,7 +62,7 @@ class Move:
     orientation: Orientation | None = None
     """The Sniff's orientation, named only where the variant lets the player choose (§10.4)."""
     text: str = field(default="", init=False, compare=False, repr=False)
-    """The RECORD.md notation, computed once (moves are interned)."""
+    """The docs/records.md notation, computed once (moves are interned)."""
     slot: int = field(default=-1, init=False, compare=False, repr=False)
     """The place this move joins, as `board_tile * 8 + side` (-1 for non-placements)."""
     is_placement: bool = field(default=False, init=False, compare=False, repr=False)
@@ -131,7 +131,7 @@ class Move:
 
     @staticmethod
     def parse(text: str) -> Move:
-        """Read RECORD.md notation: `TILE`, `TILE@BOARDTILE:SIDE`, `draw` or `pass`, a
+        """Read docs/records.md notation: `TILE`, `TILE@BOARDTILE:SIDE`, `draw` or `pass`, a
         placement optionally followed by exactly `/cross` or `/inline` (§10.4)."""
         if not isinstance(text, str):
             raise MoveNotationError(f"a move is written as text, not {text!r}")

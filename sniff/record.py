@@ -1,4 +1,4 @@
-"""RECORD.md match records: build one from a match, read one, replay one.
+"""docs/records.md match records: build one from a match, read one, replay one.
 
 Records are plain JSON-ready dicts; reading and writing files is the
 caller's business (the engine does no I/O). American matches are written in
@@ -27,7 +27,7 @@ FORMATS: Final = (FORMAT, FORMAT_V2)
 
 
 class MalformedRecord(SniffError):
-    """A record that is not a RECORD.md match: wrong shape, unknown tile or move text.
+    """A record that is not a docs/records.md match: wrong shape, unknown tile or move text.
 
     `kind` is the audit word: `malformed` for the record's shape, `unparsable_action`
     for an action that is not notation, `unknown_variant` for a variant no reader knows.
@@ -108,7 +108,7 @@ def _round_to_json(log: RoundLog, last_won: bool) -> dict[str, Any]:
 def to_record(
     match: Match, match_id: str | None = None, players: Sequence[str] | None = None
 ) -> dict[str, Any]:
-    """The RECORD.md record of everything played so far, with full claims."""
+    """The docs/records.md record of everything played so far, with full claims."""
     over = match.phase is Phase.OVER
     rounds = [
         _round_to_json(log, over and log.end is None and i == len(match.history) - 1)

@@ -4,9 +4,9 @@ The **equity** of a move is the expected round net result for the mover's
 side from this decision to the end of the round, the move included: the
 points the side scores for the rest of the round minus the deductions taken
 from its hands at the round's end, minus the same for the other sides —
-with three seats, minus the **mean** of the two others (as STATS.md's
+with three seats, minus the **mean** of the two others (as docs/statistics.md's
 "value of a round"), with two or four the one other side. A round that the
-match's target ends mid-round has no deductions (RULES.md §8).
+match's target ends mid-round has no deductions (docs/rules.md §8).
 
 It is estimated by determinized Monte Carlo: the hidden tiles (the other
 hands, the boneyard order) are drawn from `sampler.Sampler`, exactly and

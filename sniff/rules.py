@@ -1,4 +1,4 @@
-"""Facts of American Sniff that depend only on the number of seats (RULES.md §1, §2, §7)."""
+"""Facts of American Sniff that depend only on the number of seats (docs/rules.md §1, §2, §7)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ SET_SIZE: Final = 28
 
 
 class Tile(int):
-    """One domino; prints as RECORD.md notation (`1-4`), low half first."""
+    """One domino; prints as docs/records.md notation (`1-4`), low half first."""
 
     __slots__ = ()
 
@@ -58,7 +58,7 @@ class Tile(int):
 
     @classmethod
     def parse(cls, text: str) -> Tile:
-        """Read `a-b`, `b-a`, `[a|b]` or `a|b` (RECORD.md)."""
+        """Read `a-b`, `b-a`, `[a|b]` or `a|b` (docs/records.md)."""
         known = _BY_NAME.get(text) if type(text) is str else None
         if known is not None:  # `a-b` or `b-a` as written: the common case, without a regex
             return known

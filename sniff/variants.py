@@ -1,4 +1,4 @@
-"""The four ways of handling the Sniff (RULES.md §10), each read in one place.
+"""The four ways of handling the Sniff (docs/rules.md §10), each read in one place.
 
 The variants share everything but the Sniff: deal, turn, draw and pass,
 blocks, deductions, targets and winning are §1-9 in all of them. What

@@ -1,6 +1,6 @@
 """Logs for the replay tests: real DuckDB files written through the storage API.
 
-Position A (RULES.md §5) is played from an explicit deal: seat 0 leads and
+Position A (docs/rules.md §5) is played from an explicit deal: seat 0 leads and
 the two seats make the nine placements of the rule book's table in turn,
 then greedy bots finish the match, so the log also holds round ends and a
 match end.
@@ -21,11 +21,11 @@ from tests.test_rules_worked_examples import POSITION_A, POSITION_A_OPEN_SIDES
 POSITION_A_MOVES = tuple(row[0] for row in POSITION_A)
 """The nine placements of Position A, as seats 0 and 1 make them in turn."""
 POSITION_A_COUNTED = tuple(row[1] for row in POSITION_A)
-"""RULES.md §5's counted contributions (tile, value) after each step."""
+"""docs/rules.md §5's counted contributions (tile, value) after each step."""
 POSITION_A_SUMS = tuple(row[2] for row in POSITION_A)
 POSITION_A_POINTS = tuple(row[3] for row in POSITION_A)
 POSITION_A_OPEN = POSITION_A_OPEN_SIDES
-"""RULES.md §5's open sides (tile, side, value) after the listed steps (counted from 1)."""
+"""docs/rules.md §5's open sides (tile, side, value) after the listed steps (counted from 1)."""
 
 
 def _tiles(text: str) -> list[Tile]:

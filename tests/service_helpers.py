@@ -358,7 +358,7 @@ SIDES = {
 
 
 def move_msg(notation: str) -> pb.Move:
-    """A structured move from RECORD.md notation (test-side parser, independent of the engine)."""
+    """A structured move from docs/records.md notation (a test-side parser, not the engine's)."""
     if notation == "draw":
         return pb.Move(draw=pb.Move.Draw())
     if notation == "pass":

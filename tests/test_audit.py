@@ -1,4 +1,4 @@
-"""`sniff audit`: one record per RECORD.md defect kind, each found at its place and nothing else."""
+"""`sniff audit`: one record per defect kind (docs/records.md), each found at its place alone."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`sniff audit` on files as they come: bad bytes, unfinished matches, repeated ids, bad paths.
 
 Each bad line is reported under its `line:N` name and the rest of the file
-is still audited (RECORD.md); a record that replays cleanly but is not a
+is still audited (docs/records.md); a record that replays cleanly but is not a
 finished match, or reuses an id, is never plain `ok`.
 """
 

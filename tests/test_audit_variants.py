@@ -1,4 +1,4 @@
-"""`sniff audit` of variant records (RECORD.md `sniff/2`, RULES.md §10) and of round limits:
+"""`sniff audit` of variant records (`sniff/2` in docs/records.md, docs/rules.md §10), round limits:
 each defect kind found at its round and action, and nothing else."""
 
 from __future__ import annotations

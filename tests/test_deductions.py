@@ -1,4 +1,4 @@
-"""RULES.md §7 deductions: each hand's pips rounded to the nearest five, per hand."""
+"""docs/rules.md §7 deductions: each hand's pips rounded to the nearest five, per hand."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Every test draws match set-ups (seat count, variant, match seed, one bot kind
 per seat, bot seed, target, round limit) with hypothesis. Some tests step through a match action by
 action and check an invariant after every action; the others play whole
 matches and check the result. `RefMatch` below is a deliberately slow and
-literal second implementation of RULES.md §2-§8 and §10, written from the rule book
+literal second implementation of docs/rules.md §2-§8 and §10, written from the rule book
 rather than from the engine, that the engine is compared with move by move.
 
 `SNIFF_PROPERTY_SCALE=10 pytest tests/test_engine_properties.py` runs ten
@@ -113,7 +113,7 @@ def setups(
     limits: tuple[int | None, ...] = (None, None, 1, 4),
 ) -> Setup:
     """Match set-ups. Without a round limit, weak play in the variants may never reach the
-    target (RULES.md §8), so a variant match without one gets a limit of 12 rounds."""
+    target (docs/rules.md §8), so a variant match without one gets a limit of 12 rounds."""
     seats = draw(st.sampled_from((2, 3, 4)))
     kinds = tuple(draw(st.sampled_from(("random", "greedy"))) for _ in range(seats))
     variant = draw(st.sampled_from(variants))
@@ -198,11 +198,11 @@ def side_value(tile: Tile, side: Side) -> int:
 
 
 def rounded_deduction(pips: int) -> int:
-    """Nearest multiple of five, remainders 1-2 down and 3-4 up (RULES.md §7)."""
+    """Nearest multiple of five, remainders 1-2 down and 3-4 up (docs/rules.md §7)."""
     return 5 * ((pips + 2) // 5)
 
 
-# RULES.md §10, restated as plain tables for the reference model.
+# docs/rules.md §10, restated as plain tables for the reference model.
 REF_ORIENTATIONS = {
     "american": ("cross",),
     "stubby": ("inline",),
@@ -224,7 +224,7 @@ REF_STUBS = {("stubby", "inline"), ("british", "inline")}
 
 
 class RefLayout:
-    """RULES.md §3-§5 and §10 as sets of covered sides; recomputes everything on demand."""
+    """docs/rules.md §3-§5 and §10 as sets of covered sides; recomputes everything on demand."""
 
     def __init__(self, variant: str = "american") -> None:
         self.variant = variant
@@ -328,7 +328,7 @@ class RefLayout:
 
 
 class RefMatch:
-    """RULES.md §2, §6-§8 for one match, fed the engine's deals."""
+    """docs/rules.md §2, §6-§8 for one match, fed the engine's deals."""
 
     def __init__(
         self, seats: int, target: int, variant: str = "american", round_limit: int | None = None
@@ -871,7 +871,7 @@ def test_match_is_won_at_the_target_on_a_scoring_placement_without_deductions(
     assert m.phase is Phase.OVER
     last = m.history[-1]
     if last.end is not None:
-        # Not won at the target: the round limit ended it (RULES.md §8, Reading).
+        # Not won at the target: the round limit ended it (docs/rules.md §8, Reading).
         assert setup.round_limit is not None
         assert len(m.history) == setup.round_limit
         assert all(s < m.target for s in m.scores)
@@ -940,14 +940,14 @@ def test_a_record_survives_json_and_replays_to_the_same_match(setup: Setup) -> N
     assert to_record(again, "prop") == record
     parsed = parse_record(json.loads(text))
     assert replay(parsed).seat_scores() == m.seat_scores()
-    # RECORD.md: nulls for draw/pass, and a won last round has no end or deductions.
+    # docs/records.md: nulls for draw/pass, and a won last round has no end or deductions.
     for rnd in record["rounds"]:
         for action, points in zip(rnd["actions"], rnd["claims"]["points"], strict=True):
             assert (points is None) == (action in ("draw", "pass"))
     if m.history[-1].end is None:
         assert "end" not in record["rounds"][-1]["claims"]
         assert "deductions" not in record["rounds"][-1]["claims"]
-    else:  # ended at the round limit: a complete last round (RECORD.md `round_limit`)
+    else:  # ended at the round limit: a complete last round (docs/records.md `round_limit`)
         assert record["round_limit"] == len(record["rounds"])
         assert "deductions" in record["rounds"][-1]["claims"]
     assert record["claims"] == {"winner": m.winner, "scores": list(m.seat_scores())}

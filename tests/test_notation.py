@@ -1,4 +1,4 @@
-"""RECORD.md move notation: tiles and moves read and written back, and garbage refused."""
+"""docs/records.md move notation: tiles and moves read and written back, and garbage refused."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_halves_outside_zero_to_six_make_no_tile(a: int, b: int) -> None:
     ],
 )
 def test_near_miss_tile_texts_outside_the_four_accepted_forms_are_refused(text: str) -> None:
-    """RECORD.md accepts exactly `a-b`, `b-a`, `[a|b]`, `a|b` (ASCII digits)."""
+    """docs/records.md accepts exactly `a-b`, `b-a`, `[a|b]`, `a|b` (ASCII digits)."""
     with pytest.raises(TileNotationError):
         Tile.parse(text)
 

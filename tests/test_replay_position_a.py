@@ -1,4 +1,4 @@
-"""RULES.md §5's Position A, replayed from a real log: counted ends, sums, points, open sides."""
+"""docs/rules.md §5's Position A, replayed from a real log: counted ends, sums, points, sides."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The traditional tally (RULES.md §9): each stroke 5, a large X with four small x is 50."""
+"""The traditional tally (docs/rules.md §9): each stroke 5, a large X with four small x is 50."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replays of the Sniff variants (RULES.md §10.5): the engine's figures, and the drawing's
+"""Replays of the Sniff variants (docs/rules.md §10.5): the engine's figures, and the drawing's
 in-line Sniff with its branches off its long sides."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def deal(first: str, second: str) -> Deal:
 
 
 STUBBY_MOVES = ["4-4", "4-6@4-4:line_a", "1-4@4-4:line_b", "2-4@4-4:branch_a", "3-4@4-4:branch_b"]
-STUBBY = [  # counted (tile, value), sum, points, open sides (tile, side) — RULES.md §10.5
+STUBBY = [  # counted (tile, value), sum, points, open sides (tile, side) — docs/rules.md §10.5
     ([("4-4", 4), ("4-4", 4)], 8, 0, {("4-4", "line_a"), ("4-4", "line_b")}),
     ([("4-4", 4), ("4-6", 6)], 10, 10, {("4-4", "line_b"), ("4-6", "high")}),
     (

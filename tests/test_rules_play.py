@@ -1,8 +1,8 @@
-"""RULES.md §2, §6-§8 on hand-built deals, replayed to exact figures.
+"""docs/rules.md §2, §6-§8 on hand-built deals, replayed to exact figures.
 
 Each scenario is an explicit deal and a script of actions. A script line is
 `SEAT ACTION` followed by the counted-ends sum and the points of a placement
-(worked out by hand from the RULES.md §5 table), or by the tile a draw takes.
+(worked out by hand from the docs/rules.md §5 table), or by the tile a draw takes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every worked example of RULES.md §4 and §5, figure for figure."""
+"""Every worked example of docs/rules.md §4 and §5, figure for figure."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def build(*notations: str) -> Layout:
     return layout
 
 
-# Position A (RULES.md §5): move, counted contributions, sum, points.
+# Position A (docs/rules.md §5): move, counted contributions, sum, points.
 POSITION_A = [
     ("1-4", [("1-4", 4), ("1-4", 1)], 5, 5),
     ("1-1@1-4:low", [("1-1", 2), ("1-4", 4)], 6, 0),

@@ -1,7 +1,7 @@
 """Refusals: each wrong call gets its canonical status code, a message naming the rule, and
 a google.rpc.ErrorInfo (domain sniff.v1, an ErrorReason); a refused move changes nothing.
 
-Also: ScoreLayout reproduces the RULES.md worked examples, and a client that
+Also: ScoreLayout reproduces the docs/rules.md worked examples, and a client that
 walks away from a WatchMatch stream does not hurt the server.
 """
 

@@ -1,6 +1,6 @@
 """ScoreLayout's work without a server: a layout built by placements, refusals that say which.
 
-(The RPC, its statuses and the RULES.md worked examples are in test_service_errors.)
+(The RPC, its statuses and the docs/rules.md worked examples are in test_service_errors.)
 """
 
 from __future__ import annotations

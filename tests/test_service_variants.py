@@ -211,7 +211,7 @@ def test_score_layout_scores_under_the_variant_asked_for(svc: Service) -> None:
     american = svc.stub.ScoreLayout(
         pb.ScoreLayoutRequest(placements=placements), timeout=RPC_TIMEOUT
     )
-    assert (stubby.ends_sum, american.ends_sum) == (9, 13)  # RULES.md §10.5
+    assert (stubby.ends_sum, american.ends_sum) == (9, 13)  # docs/rules.md §10.5
     open_stubby = {(o.tile.low, o.tile.high, o.side) for o in stubby.open_sides}
     assert (2, 4, pb.SIDE_LOW) not in open_stubby  # a stub's end is never open
     cross = [pb.Placement(notation=m) for m in ("1-6", "1-4@1-6:low", "4-4@1-4:high/inline")]

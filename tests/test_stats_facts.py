@@ -1,9 +1,9 @@
-"""STATS.md §1 round facts and §3 Sniff decisions, computed by the engine, on hand-built rounds.
+"""docs/statistics.md §1 round facts and §3 Sniff decisions, by the engine, on hand-built rounds.
 
 Every round below is an explicit deal and a script of moves; each script line
 is checked against the engine (counted-ends sum and points, as in
 test_rules_play.py), and the expected facts are worked out by hand in the
-comments from the RULES.md tables.
+comments from the docs/rules.md tables.
 """
 
 from __future__ import annotations
@@ -450,8 +450,8 @@ def test_a_recorder_following_the_play_gives_the_replayed_facts() -> None:
 
 
 def decision_by_the_legal_moves(match: Match) -> int | None:
-    """STATS.md §3 read off the legal moves: the highest double the seat to play may place,
-    when it may place a double and a non-double; None when the turn is no decision."""
+    """docs/statistics.md §3 read off the legal moves: the highest double the seat to play may
+    place, when it may place a double and a non-double; None when the turn is no decision."""
     doubles = [LOW[m.tile] for m in match.legal_moves() if m.tile is not None and IS_DOUBLE[m.tile]]
     others = [m for m in match.legal_moves() if m.tile is not None and not IS_DOUBLE[m.tile]]
     return max(doubles) if doubles and others else None

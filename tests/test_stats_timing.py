@@ -1,7 +1,7 @@
-"""The Sniff-timing tables (STATS.md §2-§5) computed in DuckDB, checked three ways.
+"""The Sniff-timing tables (docs/statistics.md §2-§5) computed in DuckDB, checked three ways.
 
 * on a small log of hand-built matches whose cells are worked out by hand;
-* against a plain, row-by-row reading of STATS.md over random bot matches
+* against a plain, row-by-row reading of docs/statistics.md over random bot matches
   (every cell, every figure);
 * the intervals against a known distribution: coverage of the true mean.
 """
@@ -133,7 +133,7 @@ def test_filters_select_matches_and_refuse_to_select_nothing() -> None:
         sniff_timing(store, Filters(run="r1"))
 
 
-# -- a plain reading of STATS.md ----------------------------------------------------------
+# -- a plain reading of docs/statistics.md ------------------------------------------------
 
 
 def bucket(t: int | None) -> str:
@@ -153,7 +153,7 @@ def side_value(net: tuple[int, ...], seats: int, seat: int) -> float:
 def reference(
     matches: list[tuple[Match, list[str] | None]],
 ) -> dict[tuple[Any, ...], tuple[Any, ...]]:
-    """Every cell straight from STATS.md's words, one observation at a time."""
+    """Every cell straight from docs/statistics.md's words, one observation at a time."""
     timing: dict[tuple[Any, ...], list[float]] = defaultdict(list)
     holding: dict[tuple[Any, ...], list[tuple[Any, float]]] = defaultdict(list)
     for number, (match, players) in enumerate(matches):

@@ -1,4 +1,4 @@
-"""Every worked example of RULES.md §10.5, figure for figure, and the §10 rules around them."""
+"""Every worked example of docs/rules.md §10.5, figure for figure, and the §10 rules around them."""
 
 from __future__ import annotations
 

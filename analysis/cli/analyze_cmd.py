@@ -26,7 +26,7 @@ WORKERS_MAX = 256
     "--records",
     type=click.Path(dir_okay=False),
     metavar="FILE",
-    help="Analyse the matches of a RECORD.md JSON Lines file instead of the log's.",
+    help="Analyse the matches of a records file (docs/records.md) instead of the log's.",
 )
 @click.option("--seat", type=click.IntRange(0, 3), default=None, help="Only this seat's decisions.")
 @click.option(

@@ -1,4 +1,4 @@
-"""`sniff audit`: replay RECORD.md match records, or the event log, and report every problem."""
+"""`sniff audit`: replay match records (docs/records.md), or the event log; report every problem."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`sniff export`: the log's matches as RECORD.md JSON Lines, or its views as Parquet."""
+"""`sniff export`: the log's matches as match records (docs/records.md), or its views as Parquet."""
 
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ def export(
     workers: int | None,
     tls_ca: str | None,
 ) -> None:
-    """Export the log's finished matches (or the MATCHes named) as RECORD.md JSON Lines, or
-    with --parquet its views as Parquet files.
+    """Export the log's finished matches (or the MATCHes named) as match records
+    (docs/records.md), or with --parquet its views as Parquet files.
 
     A record holds the log's own figures as its claims, so `sniff audit` of
     an export checks the log. An imported match comes back with its own id

@@ -1,4 +1,4 @@
-"""`sniff import`: audit RECORD.md records and load the good ones into the event log."""
+"""`sniff import`: audit docs/records.md records and load the good ones into the event log."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def import_(
     progress: bool,
     tls_ca: str | None,
 ) -> None:
-    """Audit match records (RECORD.md JSON Lines, either format, any variant) and load them
+    """Audit match records (JSON Lines, docs/records.md: either format, any variant) and load them
     into the event log as imported matches, all or nothing.
 
     Each record is audited as `sniff audit` does; if any is bad, nothing is

@@ -62,7 +62,7 @@ target_option = click.option(
     "--target",
     type=click.IntRange(TARGET_MIN, TARGET_MAX),
     default=None,
-    help=f"The score that wins, {TARGET_MIN} to {TARGET_MAX:,}. Default: RULES.md §1 "
+    help=f"The score that wins, {TARGET_MIN} to {TARGET_MAX:,}. Default: docs/rules.md §1 "
     "(250 with 2 seats, 200 with 3 or 4).",
 )
 
@@ -113,7 +113,7 @@ def _variant_option() -> Callable[[F], F]:
         type=click.Choice(list(VARIANTS)),
         default="american",
         show_default=True,
-        help="The Sniff variant (RULES.md §10): "
+        help="The Sniff variant (docs/rules.md §10): "
         + "; ".join(f"{v.name}: {v.summary}" for v in VARIANTS.values())
         + ".",
     )
@@ -132,7 +132,7 @@ round_limit_option = click.option(
     "--round-limit",
     type=click.IntRange(1, ROUND_LIMIT_MAX),
     default=None,
-    help="End the match after this many rounds, won by the side ahead or drawn (RULES.md §8). "
+    help="End the match after this many rounds, won by the side ahead or drawn (docs/rules.md §8). "
     f"1 to {ROUND_LIMIT_MAX:,}; default: no limit.",
 )
 

@@ -25,7 +25,7 @@ VIEWS = {
     "round_ends": "one row an ended round: ending, finisher, pips, deductions, scores",
     "match_ends": "one row a finished match: winner, scores",
     "events": "the table beneath them all: every event in order (match_id, seq, kind, ...)",
-    "match_facts": "one row a finished match, as the statistics see it (STATS.md)",
+    "match_facts": "one row a finished match, as the statistics see it (docs/statistics.md)",
     "round_facts": "one row a round of a finished match: Sniff, net, value, ending",
     "sniff_decisions": "one row a Sniff decision: seat, double, outcome, value",
 }

@@ -47,10 +47,11 @@ def record(
     bots: tuple[str, ...],
     output: str,
 ) -> None:
-    """Play matches between bots and write them as RECORD.md JSON Lines with full claims.
+    """Play matches between bots and write them as match records (docs/records.md).
 
-    American matches are written in format american-sniff/1, the other variants in
-    sniff/2; every record names its players (the bot of each seat).
+    One JSON object a line, with every figure claimed. American matches are written in
+    format american-sniff/1, the other variants in sniff/2; every record names its players
+    (the bot of each seat).
 
     Example: sniff record --seats 4 --matches 100 --bots greedy,random -o matches.jsonl
     """

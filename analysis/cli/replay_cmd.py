@@ -202,7 +202,7 @@ def matches(
     jsonl="one object a step",
 )
 @click.option("--reveal", is_flag=True, help="Show drawn tiles and deals (finished matches).")
-@click.option("--tally", is_flag=True, help="Draw the traditional tally (RULES.md §9).")
+@click.option("--tally", is_flag=True, help="Draw the traditional tally (docs/rules.md §9).")
 @click.option("--svg", "svg_path", metavar="FILE", help="Write the position as SVG.")
 @click.option("--html", "html_path", metavar="FILE", help="Write the whole match as an HTML page.")
 @db_option

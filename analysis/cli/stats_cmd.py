@@ -1,4 +1,4 @@
-"""`sniff stats`: the Sniff-timing statistics (STATS.md) and summary statistics of matches."""
+"""`sniff stats`: the Sniff-timing statistics (docs/statistics.md) and match summaries."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _inputs(func: F) -> F:
         "records",
         type=click.Path(dir_okay=False),
         default=None,
-        help="RECORD.md JSON Lines instead of the log (read as imported matches; "
+        help="Match records (docs/records.md) instead of the log (read as imported matches; "
         "players from each record's 'players').",
     )(func)
     return db_option(func)
@@ -64,8 +64,8 @@ def _filters(func: F) -> F:
             "table",
             "csv",
             "json",
-            csv="STATS.md's long form, one row a line",
-            json="STATS.md's long form, one document: an array of rows",
+            csv="docs/statistics.md's long form, one row a line",
+            json="docs/statistics.md's long form, one document: an array of rows",
         ),
         click.option(
             "--plot",
@@ -184,7 +184,7 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: s
 
 @click.group()
 def stats() -> None:
-    """Statistics over logged, imported and simulated matches (STATS.md, docs/statistics.md).
+    """Statistics over logged, imported and simulated matches (docs/statistics.md).
 
     Example: sniff stats sniff-timing --records m.jsonl --format csv
     """
@@ -194,7 +194,9 @@ def stats() -> None:
 @_inputs
 @_filters
 @click.option(
-    "--rounds-facts", is_flag=True, help="Print STATS.md §1's round facts instead of the tables."
+    "--rounds-facts",
+    is_flag=True,
+    help="Print docs/statistics.md §1's round facts instead of the tables.",
 )
 @click.option(
     "--counterfactual",
@@ -246,7 +248,7 @@ def sniff_timing_cmd(
     workers: int | None,
     progress: bool,
 ) -> None:
-    """The observed Sniff-timing value by bucket and the holding value by outcome (STATS.md).
+    """The observed Sniff-timing value by bucket, the holding value by outcome (docs/statistics.md).
 
     Reads the facts the event log stores for its finished matches, a
     records file, or Parquet facts. Filters that keep no match are an error

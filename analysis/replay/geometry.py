@@ -1,6 +1,6 @@
 """Where each tile of a layout lies on the table, in units of one half (a tile is 2 x 1).
 
-The rules join tiles as a tree (RULES.md §3): a non-double lies lengthwise,
+The rules join tiles as a tree (docs/rules.md §3): a non-double lies lengthwise,
 continuing its line; a later double lies crosswise; the Sniff lies crosswise
 with four sides (line_a, line_b, and its two branches leaving from its
 ends) or, in the variants, in line (lengthwise, its branches leaving from

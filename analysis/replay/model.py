@@ -9,7 +9,7 @@ logged points and ends sums are checked against the engine's on the way:
 a replay never shows figures the rules do not give.
 
 Steps are numbered across the whole match from 0 (the first round's lead is
-step 0), like RECORD.md's action indexes within a round.
+step 0), like docs/records.md's action indexes within a round.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class Step:
     """The action's index in the match, from 0."""
     round: int
     action: int
-    """The action's index in its round, from 0 (RECORD.md)."""
+    """The action's index in its round, from 0 (docs/records.md)."""
     seat: int
     move: str
     kind: str

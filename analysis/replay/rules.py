@@ -1,6 +1,6 @@
 """What a replay needs from the rules engine, in one place: the variant's layout.
 
-The engine knows the four ways of handling the Sniff (RULES.md §10): a
+The engine knows the four ways of handling the Sniff (docs/rules.md §10): a
 `Layout` made for a variant scores its Sniff by the variant's rule for the
 orientation the move names (or the only one it allows), and a stub's
 outer end is counted but never open. A replay only names the variant; logged

@@ -1,4 +1,4 @@
-"""The traditional score tally (RULES.md §9), drawn in text. Display only.
+"""The traditional score tally (docs/rules.md §9), drawn in text. Display only.
 
 On paper each stroke is 5 points, and a complete figure, a large central X
 with a small x in each of its four spaces, is 50: ten strokes, two for the

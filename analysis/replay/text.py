@@ -159,7 +159,7 @@ def step_lines(replay: Replay, step: Step, *, full_layout: bool = False) -> list
 
 
 def tally_block(replay: Replay, scores: tuple[int, ...]) -> list[str]:
-    """The tally (RULES.md §9) of each scoring side."""
+    """The tally (docs/rules.md §9) of each scoring side."""
     seats = replay.info.seats
     if seats == 4:
         names, sides = ["seats 0+2", "seats 1+3"], [scores[0], scores[1]]

@@ -1,4 +1,4 @@
-"""Matches to analyse, from the event log or from RECORD.md records, as plain picklable data.
+"""Matches to analyse, from the event log or from docs/records.md records, as plain picklable data.
 
 A `MatchSpec` is everything needed to rebuild a match through the engine:
 its settings, and per round the deal and the actions in notation. Worker
@@ -42,7 +42,7 @@ class RoundSpec:
     boneyard: tuple[int, ...]
     leader: int
     actions: tuple[str, ...]
-    """Every action of the round in RECORD.md notation."""
+    """Every action of the round in docs/records.md notation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +149,7 @@ def specs_from_log(db_path: str | Path, match_ids: Sequence[str]) -> list[MatchS
 
 
 def spec_from_record(obj: object, fallback_id: str) -> MatchSpec:
-    """A match from a decoded RECORD.md record (its id, or `fallback_id`)."""
+    """A match from a decoded docs/records.md record (its id, or `fallback_id`)."""
     record = parse_record(obj)
     return MatchSpec(
         match_id=record.id if record.id is not None else fallback_id,

@@ -1,4 +1,4 @@
-"""The Sniff-timing statistics (STATS.md) and the summary statistics, as SQL over facts.
+"""The Sniff-timing statistics (docs/statistics.md) and the summary statistics, as SQL over facts.
 
 The engine computes each match's facts once (`sniff.facts`); this
 package stores them in typed tables (`service/storage/facts.sql`), runs the statistics as

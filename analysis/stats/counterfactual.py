@@ -1,10 +1,10 @@
 """Counterfactual Sniff timing: at each Sniff decision, the Sniff now against the best other move.
 
-The observed statistics (STATS.md §2-§3) compare rounds in which a Sniff
+The observed statistics (docs/statistics.md §2-§3) compare rounds in which a Sniff
 happened to be made at one moment with rounds in which it was made at
 another: the hands that lead to an early Sniff differ from those that lead
 to a late one, so the comparison mixes the timing with the deal. Here the
-deal is held fixed: at every Sniff decision (STATS.md §3) of the selected
+deal is held fixed: at every Sniff decision (docs/statistics.md §3) of the selected
 matches, the mover's position is rebuilt by replaying the match, and the
 rollout equities of its legal moves are estimated from the mover's own
 `SeatView` (sniff/rollout.py: hidden tiles sampled from what the
@@ -23,7 +23,7 @@ takes its own decisions; a timing row (a bucket, under a factor level)
 takes every decision at that bucket (its placement index), with the
 decision's double, mover and mover's leadership standing for the maker's.
 Each cell has n decisions, the mean gain with a 95% interval clustered by
-round (as STATS.md §3), and `agree`: the share of decisions where the
+round (as docs/statistics.md §3), and `agree`: the share of decisions where the
 logged choice (the Sniff made now, outcome `played`, or not) is the one the
 rollouts rank best.
 
@@ -51,7 +51,7 @@ from sniff.seeds import decision_seed
 from sniff.tiles import IS_DOUBLE
 
 CF_COLUMNS = ("cf_n", "cf_gain", "cf_ci_low", "cf_ci_high", "cf_agree")
-"""The counterfactual columns added to each row of STATS.md §5's long form."""
+"""The counterfactual columns added to each row of docs/statistics.md §5's long form."""
 DECISION_COLUMNS = (
     "match_id",
     "round",
@@ -175,7 +175,7 @@ ORDER BY d.match_id, d.round, d.placement_index
 
 
 def bucket(index: int) -> str:
-    """STATS.md's timing bucket of a placement index."""
+    """docs/statistics.md's timing bucket of a placement index."""
     if index <= 2:
         return BUCKETS[index]
     return "3-4" if index <= 4 else "5-7" if index <= 7 else "8+"
@@ -200,7 +200,7 @@ class CfCell:
 
 
 def clustered(values: Sequence[tuple[Any, float]]) -> tuple[float, float | None, float | None]:
-    """Mean and 95% interval of (cluster, value) pairs, clustered as STATS.md §3:
+    """Mean and 95% interval of (cluster, value) pairs, clustered as docs/statistics.md §3:
     var = G/(G-1) Σ e_r² / n², mean ± t(0.975, G-1)·√var; no interval for G < 2."""
     n = len(values)
     mean = math.fsum(v for _, v in values) / n

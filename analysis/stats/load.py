@@ -1,4 +1,4 @@
-"""Facts for the statistics: replayed through the engine from RECORD.md files, or read
+"""Facts for the statistics: replayed through the engine from docs/records.md files, or read
 from the event log, which stores each finished match's facts with its events
 (`service.storage.facts`; docs/schema.md, Facts).
 """
@@ -66,7 +66,7 @@ def load_records(
     name: str = "records",
     keep: list[Replayed] | None = None,
 ) -> int:
-    """Replay each RECORD.md record (JSON Lines) and add its facts; players from the record.
+    """Replay each docs/records.md record (JSON Lines) and add its facts; players from the record.
 
     Records are read as imported matches. Any line that is not a lawful record stops the
     load with a `StatsError` naming the line: statistics over a file with a bad record
@@ -104,7 +104,7 @@ def load_records_file(
     except OSError as e:
         raise StatsError(f"cannot read {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
-        raise StatsError(f"{path} is not UTF-8 text (RECORD.md JSON Lines)") from None
+        raise StatsError(f"{path} is not UTF-8 text (docs/records.md JSON Lines)") from None
 
 
 def load_log(store: FactsStore, db_path: str | Path, keep: list[Replayed] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Student's t quantile, accurate to about 1e-12, without SciPy.
 
-The confidence intervals of STATS.md need t(0.975, df) for a few hundred
+The confidence intervals of docs/statistics.md need t(0.975, df) for a few hundred
 cells. The quantile is found by safeguarded Newton iterations on the exact
 upper tail, P(T > t) = I_x(df/2, 1/2) / 2 with x = df / (df + t²), the
 regularized incomplete beta function evaluated by its continued fraction

@@ -1,4 +1,4 @@
-"""The Sniff-timing statistics (STATS.md §2-§5): the SQL of timing.sql, plus t intervals.
+"""The Sniff-timing statistics (docs/statistics.md §2-§5): the SQL of timing.sql, plus t intervals.
 
 DuckDB computes, per cell, n, the number of rounds, the mean and the
 variance of the mean (independent rounds for §2, clustered by round for
@@ -18,7 +18,7 @@ from analysis.stats.tdist import t975
 from sniff.facts import OUTCOMES
 
 BUCKETS = ("lead", "1", "2", "3-4", "5-7", "8+", "none")
-"""STATS.md's timing buckets, in report order."""
+"""docs/statistics.md's timing buckets, in report order."""
 FACTORS = ("all", "double", "maker_is_leader", "maker_bot", "matchup", "variant")
 HOLDING_FACTORS = ("all", "double", "mover_is_leader", "mover_bot", "matchup", "variant")
 SEATS_ORDER = ("2", "3", "4", "all")
@@ -34,7 +34,7 @@ COLUMNS = (
     "ci_low",
     "ci_high",
 )
-"""STATS.md §5's long-form columns, in order."""
+"""docs/statistics.md §5's long-form columns, in order."""
 
 ROUND_FACT_COLUMNS = (
     "match_id",
@@ -53,7 +53,7 @@ ROUND_FACT_COLUMNS = (
     "sniff_points_maker_side",
     "sniff_points_others",
 )
-"""STATS.md §1's round-fact columns, in order."""
+"""docs/statistics.md §1's round-fact columns, in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,7 @@ class Selection:
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One row of STATS.md §5's long form."""
+    """One row of docs/statistics.md §5's long form."""
 
     statistic: str
     seats: str
@@ -198,7 +198,7 @@ def row_order(row: Cell) -> tuple[Any, ...]:
 
 
 def sniff_timing(store: FactsStore, filters: Filters) -> TimingResult:
-    """Both tables of STATS.md (timing and holding) over the matches the filters keep."""
+    """Both tables of docs/statistics.md (timing and holding) over the matches the filters keep."""
     selection = select(store, filters)
     rows = _cells("timing", _fetch(store, "timing_cells"))
     rows += _cells("holding", _fetch(store, "holding_cells"))
@@ -207,7 +207,7 @@ def sniff_timing(store: FactsStore, filters: Filters) -> TimingResult:
 
 
 def rounds_facts(store: FactsStore, filters: Filters) -> tuple[Selection, list[dict[str, Any]]]:
-    """STATS.md §1's rows for the complete rounds the filters keep."""
+    """docs/statistics.md §1's rows for the complete rounds the filters keep."""
     selection = select(store, filters)
     rows = _fetch(store, "rounds_facts")
     return selection, [dict(zip(ROUND_FACT_COLUMNS, r, strict=True)) for r in rows]

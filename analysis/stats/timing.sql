@@ -1,8 +1,8 @@
--- The Sniff-timing statistics of STATS.md §2-§4 as DuckDB aggregates over the facts tables
+-- The Sniff-timing statistics of docs/statistics.md §2-§4 as DuckDB aggregates over the facts tables
 -- (facts.sql). Python only adds each cell's t quantile and bounds (timing.py).
 
 -- name: macros
--- STATS.md, Words: the timing bucket of a placement index (NULL: no Sniff). The value of a
+-- docs/statistics.md, Words: the timing bucket of a placement index (NULL: no Sniff). The value of a
 -- round for a side comes with the facts (`value`: sniff/facts.py side_value).
 CREATE OR REPLACE TEMP MACRO timing_bucket(t) AS
     CASE
@@ -44,7 +44,7 @@ CREATE OR REPLACE TEMP MACRO pair_mask(sb, sd, sl, sm, su) AS
     + CASE WHEN sb AND sm THEN 128 ELSE 0 END
     + CASE WHEN su THEN 256 ELSE 0 END
     + CASE WHEN sb AND su THEN 512 ELSE 0 END;
--- STATS.md §4: a seat's bot, then the other seats' bots in turn order from that seat.
+-- docs/statistics.md §4: a seat's bot, then the other seats' bots in turn order from that seat.
 CREATE OR REPLACE TEMP MACRO matchup(players, seat) AS
     CASE WHEN players IS NOT NULL AND seat IS NOT NULL
          THEN array_to_string(list_concat(players[seat + 1:], players[:seat]), '|')
@@ -103,7 +103,7 @@ SELECT count(*)                               AS matches,
 FROM sel;
 
 -- name: rounds_facts
--- STATS.md §1: one row per complete round, its columns in order.
+-- docs/statistics.md §1: one row per complete round, its columns in order.
 SELECT r.match_id, r.round, r.seats, r.variant, r.leader, r.sniff, r.maker, r.sniff_index,
        r."double", r.orientation, r.covered_after, r.net, r.sniff_points,
        r.sniff_points_maker_side, r.sniff_points_others
@@ -113,7 +113,7 @@ WHERE r.complete
 ORDER BY sel.mk, r.round;
 
 -- name: timing_cells
--- STATS.md §2: per bucket, the value of each complete round for the maker's side (for
+-- docs/statistics.md §2: per bucket, the value of each complete round for the maker's side (for
 -- `none`, the leader's side). Rounds are first summed per combination of every factor's
 -- level (a few thousand rows), then rolled up per factor, within each seat count and pooled.
 -- Values are multiples of 1/2, so these sums are exact in doubles.
@@ -175,7 +175,7 @@ FROM levels
 GROUP BY GROUPING SETS ((seats, factor, level, bucket), (factor, level, bucket));
 
 -- name: holding_cells
--- STATS.md §3: per outcome and per outcome × bucket, the mean value of the round for the
+-- docs/statistics.md §3: per outcome and per outcome × bucket, the mean value of the round for the
 -- mover's side, with its variance clustered by round. A cell groups those decisions of a
 -- round that share its outcome and, depending on the cell, bucket and the factor's level;
 -- with s_r and n_r the sum and count of such a group and e_r = s_r - n_r·m its residuals,

@@ -207,7 +207,7 @@ MAX_ANALYSIS_MILLIS: Final = 5_000
 MAX_POSITION_ACTIONS: Final = 120
 """A round has at most 28 placements, 14 draws (2 seats) and a few passes per seat."""
 MIN_SCORE: Final = -1_000_000
-"""Scores may go below zero (RULES.md §7), but not without end."""
+"""Scores may go below zero (docs/rules.md §7), but not without end."""
 
 
 def budget(msg: pb.AnalysisBudget, field: str = "budget") -> None:

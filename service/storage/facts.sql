@@ -1,11 +1,11 @@
--- The facts tables of the Sniff-timing statistics (STATS.md), one row per match, per round
+-- The facts tables of the Sniff-timing statistics (docs/statistics.md), one row per match, per round
 -- and per Sniff decision, as `sniff.facts.facts_rows` makes them. Computed once by
 -- the engine when a match ends (service/storage/facts.py); every statistic is SQL over
 -- these typed columns. Part of the event log's schema (run after schema.sql for a new
 -- file; migrate_3_to_4.sql holds version 4's copy) and of the statistics' in-memory store.
 -- Nothing in them is secret: a match has facts only once it is over.
 -- Per-seat lists are indexed by seat (seat s is element s + 1 in SQL). The value of a round
--- for a side (STATS.md, Words) is stored as a number with each round and decision: reading
+-- for a side (docs/statistics.md, Words) is stored as a number with each round and decision: reading
 -- lists in bulk costs DuckDB several times more than a scalar column.
 
 CREATE TABLE IF NOT EXISTS match_facts (
@@ -14,7 +14,7 @@ CREATE TABLE IF NOT EXISTS match_facts (
     run               VARCHAR,             -- the simulation run's id; NULL otherwise
     seats             TINYINT   NOT NULL CHECK (seats BETWEEN 2 AND 4),
     variant           VARCHAR   NOT NULL,  -- american | stubby | berndt | british
-    players           VARCHAR[],           -- one name per seat (RECORD.md `players`); NULL unknown
+    players           VARCHAR[],           -- one name per seat (docs/records.md `players`); NULL unknown
     target            INTEGER   NOT NULL,
     round_limit       INTEGER,
     finished          BOOLEAN   NOT NULL,
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS match_facts (
     incomplete_rounds SMALLINT  NOT NULL   -- rounds without an end: cut by the win, or in play
 );
 
--- One row per round dealt; the statistics use the complete ones (STATS.md §1 columns first).
+-- One row per round dealt; the statistics use the complete ones (docs/statistics.md §1 columns first).
 CREATE TABLE IF NOT EXISTS round_facts (
     match_id                VARCHAR    NOT NULL,
     round                   SMALLINT   NOT NULL,  -- from 0
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS round_facts (
     PRIMARY KEY (match_id, round)
 );
 
--- One row per Sniff decision of a complete round (STATS.md §3).
+-- One row per Sniff decision of a complete round (docs/statistics.md §3).
 CREATE TABLE IF NOT EXISTS sniff_decisions (
     match_id        VARCHAR  NOT NULL,
     round           SMALLINT NOT NULL,

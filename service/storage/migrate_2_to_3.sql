@@ -55,7 +55,7 @@ CREATE TABLE match_results_all (
 );
 
 -- A match that ended with a round end in its last round ended at its round
--- limit; one won on a placement has no end of its last round (RULES.md §8).
+-- limit; one won on a placement has no end of its last round (docs/rules.md §8).
 INSERT OR IGNORE INTO match_results_all (match_id, finished_at, winner, scores, rounds, ended_by)
 SELECT
     e.match_id,

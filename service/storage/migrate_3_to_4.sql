@@ -1,7 +1,7 @@
 -- Schema version 3 to 4, in the one transaction that opens the file.
 --
 -- Version 4 stores the facts of each finished match that the statistics need
--- (STATS.md; the same tables as schema.sql). They need the rules, so SQL cannot
+-- (docs/statistics.md; the same tables as schema.sql). They need the rules, so SQL cannot
 -- compute them: right after this script migrate.py replays every finished match
 -- already in the file through the engine and writes its facts
 -- (service/storage/facts.py, fill_missing_facts).
@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS match_facts (
     run               VARCHAR,             -- the simulation run's id; NULL otherwise
     seats             TINYINT   NOT NULL CHECK (seats BETWEEN 2 AND 4),
     variant           VARCHAR   NOT NULL,  -- american | stubby | berndt | british
-    players           VARCHAR[],           -- one name per seat (RECORD.md `players`); NULL unknown
+    players           VARCHAR[],           -- one name per seat (docs/records.md `players`); NULL unknown
     target            INTEGER   NOT NULL,
     round_limit       INTEGER,
     finished          BOOLEAN   NOT NULL,
@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS match_facts (
     incomplete_rounds SMALLINT  NOT NULL   -- rounds without an end: cut by the win, or in play
 );
 
--- One row per round dealt; the statistics use the complete ones (STATS.md §1 columns first).
+-- One row per round dealt; the statistics use the complete ones (docs/statistics.md §1 columns first).
 CREATE TABLE IF NOT EXISTS round_facts (
     match_id                VARCHAR    NOT NULL,
     round                   SMALLINT   NOT NULL,  -- from 0
@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS round_facts (
     PRIMARY KEY (match_id, round)
 );
 
--- One row per Sniff decision of a complete round (STATS.md §3).
+-- One row per Sniff decision of a complete round (docs/statistics.md §3).
 CREATE TABLE IF NOT EXISTS sniff_decisions (
     match_id        VARCHAR  NOT NULL,
     round           SMALLINT NOT NULL,

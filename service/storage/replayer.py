@@ -257,7 +257,7 @@ def logged_tile(text: object) -> Tile:
 
 
 def logged_move(text: str | None) -> Move:
-    """A logged move (RECORD.md notation); NotationError for text that is not one."""
+    """A logged move (docs/records.md notation); NotationError for text that is not one."""
     return MOVES_BY_TEXT.get(text) or Move.parse(text)  # type: ignore[arg-type]
 
 

@@ -23,7 +23,7 @@ CREATE TABLE events_all (
     round        INTEGER,            -- 0-based; NULL for match-level events
     action_index INTEGER,            -- 0-based within its round (the lead is 0)
     seat         INTEGER,            -- actor; leader for a deal, finisher, winner
-    move         VARCHAR,            -- RECORD.md notation: '1-1@1-4:low', 'draw', 'pass'
+    move         VARCHAR,            -- docs/records.md notation: '1-1@1-4:low', 'draw', 'pass'
     drawn        VARCHAR,            -- the tile a draw took, like '2-5'
     points       INTEGER,            -- points scored by this action
     ends_sum     INTEGER,            -- sum of the open ends after this action
@@ -50,7 +50,7 @@ CREATE TABLE match_settings_all (
     created_at    TIMESTAMPTZ NOT NULL,
     variant       VARCHAR     NOT NULL DEFAULT 'american',
     round_limit   INTEGER,
-    players       VARCHAR[],          -- who played each seat (RECORD.md `players`)
+    players       VARCHAR[],          -- who played each seat (docs/records.md `players`)
     source        VARCHAR     NOT NULL DEFAULT 'served',   -- served | imported | simulated
     run_id        VARCHAR,            -- the simulation run that played it
     explicit_deals BOOLEAN    NOT NULL DEFAULT false,      -- some deal not made from the seed
