@@ -80,7 +80,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 class NullLog:
     """Stands in for the event log: accepts every append at once and keeps nothing."""
 
-    def append(self, events: Sequence[object]) -> None:
+    def append(self, events: Sequence[object], facts: object = None) -> None:
         pass
 
     def events_by_match(self, unfinished_only: bool = False) -> Iterator[Any]:
