@@ -29,14 +29,13 @@ from service.match_events import (
     match_ended_event,
     round_ended_content,
 )
-from service.storage.chain import GENESIS, MatchSecrets, canonical, linker
+from service.storage.chain import EventChain, MatchSecrets
 from service.storage.events import (
     COLUMNS,
     EventContent,
     EventRow,
     LogEvent,
     content_of,
-    dump_detail,
     from_row,
 )
 from sniff import ActionResult, Deal, Match, Move
@@ -77,31 +76,26 @@ class EventRecorder:
         settings.setdefault("round_limit", round_limit)
         settings.setdefault("dealing", DEALING_VERSION)
         self.secrets = MatchSecrets.new(self.match.seed) if secrets is None else secrets
-        self._link = linker(self.secrets.chain_secret)
-        self._head = GENESIS
+        self._chain = EventChain(match_id, self.secrets.chain_secret)
         # The rows' values that vary (match_id and logged_at do not, seq counts: see
         # `columns`), kind to hash in `COLUMNS` order: one tuple an event, one append.
         self._rows: list[tuple[Any, ...]] = []
         self._rounds: list[RoundRecorder] = []
+        self._round: RoundRecorder | None = None  # the round in play's, `_rounds[-1]`
         self._add_event(created_event(match_id, self.match, self.secrets, **settings))
         if first_deal:
             self.deal(deal)
 
-    def _add(self, content: EventContent, *, checked: bool = False) -> None:
-        """Link the next event, `content` (engine values, which need no checks, unless
-        `checked`), and keep its row."""
+    def _add(self, content: EventContent) -> None:
+        """Link the next event, `content` (engine values, which need no checks), and keep
+        its row."""
         rows = self._rows
-        head = self._link(
-            self._head, canonical(self.match_id, len(rows), *content, checked=checked)
-        )
-        self._head = head
-        detail = content[-1]
-        rows.append((*content[:-1], None if detail is None else dump_detail(detail), head))
+        rows.append(self._chain.row(len(rows), content))
 
     def _add_event(self, event: LogEvent) -> None:
-        """Link an event built as a `LogEvent` (its `seq` is the next one)."""
+        """Link an event built as a `LogEvent` (its `seq` is the next one), checked."""
         assert event.seq == len(self._rows)
-        self._add(content_of(event), checked=True)
+        self._rows.append(self._chain.checked_row(self.match_id, event.seq, content_of(event)))
 
     def __len__(self) -> int:
         """How many events the match has so far."""
@@ -137,7 +131,8 @@ class EventRecorder:
     def dealt(self, *, explicit: bool) -> None:
         """Log the deal the match has just made (for a caller that deals the match itself)."""
         self._add(deal_content(self.match, explicit))
-        self._rounds.append(RoundRecorder(self.match))
+        self._round = RoundRecorder(self.match)
+        self._rounds.append(self._round)
 
     def apply(self, move: Move | str) -> None:
         """Apply one action for the seat to play and log it (and any round or match end)."""
@@ -151,17 +146,20 @@ class EventRecorder:
 
     def before(self) -> None:
         """Told ahead of each action (`apply`'s, or one a caller applies itself)."""
-        self._rounds[-1].before(self.match)
+        assert self._round is not None
+        self._round.before(self.match)
 
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None:
         """Log an action the match has just applied (for a caller that applies it itself,
         such as an audit that goes on to import the record)."""
         match = self.match
-        self._rounds[-1].after(match, result.seat, result.move, result.points)
-        self._add(action_content(result, round_index, action_index))
+        assert self._round is not None
+        self._round.after(match, result.seat, result.move, result.points)
+        rows, chain = self._rows, self._chain
+        rows.append(chain.row(len(rows), action_content(result, round_index, action_index)))
         end = result.round_end
         if end is not None:
-            self._add(round_ended_content(match, end, round_index))
+            rows.append(chain.row(len(rows), round_ended_content(match, end, round_index)))
         if result.match_over:
             reveal = self.secrets.revealed_detail()
             self._add_event(match_ended_event(self.match_id, len(self), match, result, reveal))

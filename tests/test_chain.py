@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from analysis.bot_matches import bot_match_events
 from service.storage import chain
-from service.storage.events import LogEvent
+from service.storage.events import LogEvent, dump_detail
 from tests.helpers import example_count
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "chain.md"
@@ -210,6 +210,97 @@ def test_an_event_without_detail_encodes_as_the_page_says_whatever_its_values(
     }
     ours = chain.canonical(**fields, detail=None)
     assert ours == page_value({**fields, "detail": None}).encode("utf-8")
+
+
+# -- the recorder's fast path -----------------------------------------------------
+
+
+_PLAIN_VALUES = st.recursive(
+    st.none()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12),
+    lambda inner: st.lists(inner, max_size=5),
+    max_leaves=30,
+)
+"""What a detail the engine makes holds: ints, strs and lists of them (no object, no bool)."""
+
+
+@settings(max_examples=example_count(600), deadline=None)
+@given(
+    detail=st.dictionaries(st.text(max_size=8), _PLAIN_VALUES | json_values, max_size=7)
+    | st.dictionaries(st.text(max_size=8), _PLAIN_VALUES, max_size=7)
+)
+def test_a_details_two_texts_are_the_stored_one_and_the_pages(detail: dict[str, Any]) -> None:
+    """`detail_texts` encodes each value once for both texts: they are `dump_detail`'s
+    (what the column stores, the detail's own key order) and the page's (keys sorted),
+    whatever the values, objects inside included (those take the ordinary way)."""
+    stored, canonical = chain.detail_texts(detail)
+    assert stored == dump_detail(detail)
+    assert canonical == page_value(detail)
+
+
+@settings(max_examples=example_count(400), deadline=None)
+@given(
+    match_id=_TEXT,
+    seq=st.integers(0, 10**6),
+    kind=st.sampled_from(["action", "round_dealt", "round_ended"]) | _TEXT,
+    ints=st.tuples(_INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE, _INT_OR_NONE),
+    move=st.none() | _TEXT,
+    drawn=st.none() | _TEXT,
+    detail=st.none() | st.dictionaries(st.text(max_size=8), _PLAIN_VALUES, max_size=6),
+    previous=st.binary(min_size=32, max_size=32),
+    secret=st.binary(min_size=32, max_size=32),
+)
+def test_the_recorders_chain_links_any_plain_event_as_the_page_says(
+    match_id: str,
+    seq: int,
+    kind: str,
+    ints: tuple[int | None, ...],
+    move: str | None,
+    drawn: str | None,
+    detail: dict[str, Any] | None,
+    previous: bytes,
+    secret: bytes,
+) -> None:
+    """`EventChain.row` (the bulk path: no checks, each detail encoded once) links an
+    event of plain ints and strs exactly as the page's encoding and link do, and keeps
+    the detail as `dump_detail` writes it."""
+    round_, action_index, seat, points, ends_sum = ints
+    fields: dict[str, Any] = {
+        "match_id": match_id,
+        "seq": seq,
+        "kind": kind,
+        "round": round_,
+        "action_index": action_index,
+        "seat": seat,
+        "move": move,
+        "drawn": drawn,
+        "points": points,
+        "ends_sum": ends_sum,
+    }
+    linked = chain.EventChain(match_id, secret, previous)
+    content: Any = (kind, round_, action_index, seat, move, drawn, points, ends_sum, detail)
+    row = linked.row(seq, content)  # any kind, not only the log's: the encoding is the same
+    expected = page_link(previous, secret, page_value({**fields, "detail": detail}).encode())
+    assert row == (*content[:-1], dump_detail(detail), expected)
+    assert linked.head == expected
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_recorded_matches_are_chained_as_the_page_says(seats: int) -> None:
+    """Every event of recorded bot matches (deals, actions, round ends through
+    `EventChain.row`; match_created and match_ended through `checked_row`) is linked as
+    the page's encoding and link say (their stored texts are pinned by test_event_rows)."""
+    for seed in range(example_count(40)):
+        events = bot_match_events(f"m{seats}-{seed}", seats, seed, ("greedy", "random"))
+        secret = bytes.fromhex(events[-1].detail["chain_secret"])  # type: ignore[index]
+        previous = chain.GENESIS
+        for event in events:
+            fields = {k: getattr(event, k) for k in chain.CONTENT_KEYS}
+            content = page_value(fields).encode()
+            previous = page_link(previous, secret, content)
+            assert event.hash == previous
+            assert chain.event_content(event) == content
 
 
 @pytest.mark.parametrize("bad", [{"x": 1.5}, {"x": [float("nan")]}, {"x": {1: 2}}, {"x": b"y"}])

@@ -43,9 +43,10 @@ import secrets
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from hashlib import sha256 as _sha256
 from typing import Any, Final
 
-from .events import HASH, EventRow, LogEvent, content_of, to_rows
+from .events import HASH, EventContent, EventRow, LogEvent, content_of, dump_detail, to_rows
 
 CHAIN_DOMAIN: Final = b"sniff/chain/v1"
 LEGACY_DOMAIN: Final = b"sniff/chain/legacy/v1"
@@ -76,13 +77,42 @@ _LEGACY_PREFIX: Final = LEGACY_DOMAIN + b"\x00"
 _COMMIT_PREFIX: Final = COMMIT_DOMAIN + b"\x00"
 _SEED: Final = struct.Struct(">Q")
 
-_encode = json.JSONEncoder(
+_ENCODER: Final = json.JSONEncoder(
     ensure_ascii=False,
     check_circular=False,
     allow_nan=False,
     sort_keys=True,
     separators=(",", ":"),
-).encode
+)
+_encode: Final = _ENCODER.encode
+
+
+def _value_encoder() -> Callable[[Any], str]:
+    """`_encode` for a value that is not a str, without making the C encoder anew for each
+    call as `JSONEncoder.encode` does (a third of its time for a hand of tiles): the same
+    encoder, its settings taken from `_encode`'s, made once. `_encode` itself without the
+    C encoder (another Python)."""
+    settings = _ENCODER
+    make: Callable[..., Callable[[Any, int], Sequence[str]]] | None = getattr(
+        json.encoder, "c_make_encoder", None
+    )
+    if make is None:  # pragma: no cover (CPython has it)
+        return _encode
+    chunks = make(
+        None,
+        settings.default,
+        json.encoder.encode_basestring,
+        None,
+        settings.key_separator,
+        settings.item_separator,
+        settings.sort_keys,
+        settings.skipkeys,
+        settings.allow_nan,
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
+_encode_value: Final = _value_encoder()
 
 
 class NoCanonicalForm(ValueError):
@@ -142,20 +172,21 @@ def canonical(
             if checked:
                 _check(detail)
             detail_text = _encode(detail)
-        # Written out, four times faster than the encoder for an action (the same text:
-        # keys in order, plain ints, strings escaped alike), the values inline rather than
-        # through `_int` and `_str` (an audit does this for every event, an import or a
-        # simulation writes it).
-        return (
-            f'{{"action_index":{"null" if action_index is None else action_index},'
-            f'"detail":{detail_text},'
-            f'"drawn":{"null" if drawn is None else _encode_string(drawn)},'
-            f'"ends_sum":{"null" if ends_sum is None else ends_sum},'
-            f'"kind":{_encode_string(kind)},"match_id":{_encode_string(match_id)},'
-            f'"move":{"null" if move is None else _encode_string(move)},'
-            f'"points":{"null" if points is None else points},'
-            f'"round":{"null" if round is None else round},'
-            f'"seat":{"null" if seat is None else seat},"seq":{seq}}}'
+        # Written out (`_content_text`), four times faster than the encoder for an action
+        # (the same text: keys in order, plain ints, strings escaped alike; an audit does
+        # this for every event, an import or a simulation writes it).
+        return _content_text(
+            _encode_string(match_id),
+            seq,
+            kind,
+            round,
+            action_index,
+            seat,
+            move,
+            drawn,
+            points,
+            ends_sum,
+            detail_text,
         ).encode()
     outer = _encode_flat(
         {
@@ -180,6 +211,124 @@ def canonical(
         # which is the first `,"detail":null,` (only an integer or null is before it).
         outer = outer.replace(_DETAIL_NULL, f',"detail":{_encode(detail)},', 1)
     return outer.encode("utf-8")
+
+
+def _content_text(
+    id_text: str,
+    seq: int,
+    kind: str,
+    round: int | None,
+    action_index: int | None,
+    seat: int | None,
+    move: str | None,
+    drawn: str | None,
+    points: int | None,
+    ends_sum: int | None,
+    detail_text: str,
+) -> str:
+    """The canonical text of an event whose values around the detail are plain ints and
+    strs (or None), given its match_id and detail already encoded: the one written-out
+    form, which `canonical` and `EventChain` share (a test holds it to the generic
+    encoder's); the values inline rather than through `_int` and `_str`, for speed."""
+    return (
+        f'{{"action_index":{"null" if action_index is None else action_index},'
+        f'"detail":{detail_text},'
+        f'"drawn":{"null" if drawn is None else _encode_string(drawn)},'
+        f'"ends_sum":{"null" if ends_sum is None else ends_sum},'
+        f'"kind":{_encode_string(kind)},"match_id":{id_text},'
+        f'"move":{"null" if move is None else _encode_string(move)},'
+        f'"points":{"null" if points is None else points},'
+        f'"round":{"null" if round is None else round},'
+        f'"seat":{"null" if seat is None else seat},"seq":{seq}}}'
+    )
+
+
+def detail_texts(detail: Mapping[str, Any]) -> tuple[str, str]:
+    """(`detail` as the `detail` column stores it, `dump_detail`'s text with the keys in
+    the detail's own order; its canonical text, keys sorted), each value encoded once.
+
+    The recorder of a simulation or an import needs both for every deal and round end;
+    encoding the detail twice cost as much as the rest of its recording. A value's text
+    is the same sorted or not unless it holds an object (it has no `{` then), and its key
+    is then written the same in both orders, so the two texts are the same joins of the
+    same pieces, only in two orders. A detail with a non-string key or an object inside
+    is encoded twice the ordinary way. No checks (see `canonical`'s `checked`).
+    """
+    parts: dict[str, str] = {}
+    for key, value in detail.items():
+        # The encoder's own text for a str or a plain int, without its call (a test
+        # holds these to it); anything else through it.
+        kind = type(value)
+        if kind is str:
+            text = _encode_string(value)
+        elif kind is int:
+            text = int.__repr__(value)
+        elif value is None:
+            text = "null"
+        else:
+            text = _encode_value(value)
+        if type(key) is not str or "{" in text:
+            stored = dump_detail(detail)
+            assert stored is not None
+            return stored, _encode(detail)
+        parts[key] = f"{_encode_string(key)}:{text}"
+    stored = "{" + ",".join(parts.values()) + "}"
+    if len(parts) > 1:
+        return stored, "{" + ",".join([parts[key] for key in sorted(parts)]) + "}"
+    return stored, stored
+
+
+class EventChain:
+    """One match's hash chain, linked as a recorder makes its events: each event's row
+    values (after match_id and seq: the content, detail as stored text, then the hash).
+
+    For the bulk path (`service/match_recorder.py`): `row` takes content built from the
+    engine's values (plain ints and strs, details of ints, strs and lists of them) with
+    no checks, encodes it by `_content_text` and `detail_texts` (each detail once for
+    both its stored text and its canonical one) and links it; `checked_row` takes any
+    content (a match_created detail with a record's own values) the ordinary way.
+    tests/test_chain.py holds `row` to `canonical`, `dump_detail` and `link`.
+    """
+
+    __slots__ = ("_id_text", "_keyed", "_secret", "head")
+
+    def __init__(self, match_id: str, secret: bytes, previous: bytes = GENESIS) -> None:
+        if len(secret) != SECRET_SIZE:
+            raise ValueError(f"a chain secret is {SECRET_SIZE} bytes, not {len(secret)}")
+        self._id_text = _encode_string(match_id)
+        self._secret = secret
+        self._keyed = _CHAIN_PREFIX
+        self.head = previous
+
+    def row(self, seq: int, content: EventContent) -> tuple[Any, ...]:
+        """The row values of the engine-valued `content` at `seq`, linked on the head."""
+        kind, round, action_index, seat, move, drawn, points, ends_sum, detail = content
+        if detail is None:
+            stored = None
+            detail_text = "null"
+        else:
+            stored, detail_text = detail_texts(detail)
+        text = _content_text(
+            self._id_text,
+            seq,
+            kind,
+            round,
+            action_index,
+            seat,
+            move,
+            drawn,
+            points,
+            ends_sum,
+            detail_text,
+        )
+        head = self.head = _sha256(self._keyed + self.head + self._secret + text.encode()).digest()
+        return (kind, round, action_index, seat, move, drawn, points, ends_sum, stored, head)
+
+    def checked_row(self, match_id: str, seq: int, content: EventContent) -> tuple[Any, ...]:
+        """`row` for any content, checked and encoded by `canonical` and `dump_detail`."""
+        encoded = canonical(match_id, seq, *content, checked=True)
+        head = self.head = _sha256(self._keyed + self.head + self._secret + encoded).digest()
+        return (*content[:-1], dump_detail(content[-1]), head)
 
 
 def _plain(*values: object) -> bool:
