@@ -33,10 +33,10 @@ EventKind = Literal["match_created", "round_dealt", "action", "round_ended", "ma
 KINDS: Final[frozenset[str]] = frozenset(get_args(EventKind))
 
 LeaderChoice = Literal["lot", "finisher", "explicit"]
-"""How a round's leader was chosen (RULES.md §2): lot, last round's finisher, or given."""
+"""How a round's leader was chosen (docs/rules.md §2): lot, last round's finisher, or given."""
 
 RoundEnd = Literal["domino", "blocked"]
-"""How a round ended (RECORD.md `claims.end`)."""
+"""How a round ended (docs/records.md `claims.end`)."""
 
 
 # The INTEGER columns: checked here so a value the column cannot hold fails
@@ -65,7 +65,7 @@ class LogEvent:
 
     `seq` numbers a match's events 0, 1, 2, ... without gaps (the log refuses
     anything else), so `events_for` is a complete, ordered replay script.
-    `round` and `action_index` count from 0 like RECORD.md; they are None for
+    `round` and `action_index` count from 0 like docs/records.md; they are None for
     match-level events. `logged_at` is filled in by the log (the commit's
     time) and is left out of equality, so an event read back equals the one
     appended; give it only to import events with their original times.
@@ -169,7 +169,7 @@ class LogEvent:
         points: int | None = None,
         ends_sum: int | None = None,
     ) -> LogEvent:
-        """One action in RECORD.md notation, with what it drew or scored."""
+        """One action in docs/records.md notation, with what it drew or scored."""
         return cls(
             match_id,
             seq,
@@ -584,7 +584,7 @@ def results_schema() -> pa.Schema:
 
 ENDINGS: Final = frozenset({"target", "round_limit"})
 """How a match ended (match_results_all.ended_by): a side reached the target,
-or the round limit's last round ended (RULES.md §8)."""
+or the round limit's last round ended (docs/rules.md §8)."""
 
 
 def result_rows(rows: Iterable[EventRow]) -> list[ResultRow]:
