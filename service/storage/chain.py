@@ -43,7 +43,6 @@ import secrets
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from hashlib import sha256 as _sha256
 from typing import Any, Final
 
 from .events import HASH, EventContent, EventRow, LogEvent, content_of, dump_detail, to_rows
@@ -290,14 +289,11 @@ class EventChain:
     tests/test_chain.py holds `row` to `canonical`, `dump_detail` and `link`.
     """
 
-    __slots__ = ("_id_text", "_keyed", "_secret", "head")
+    __slots__ = ("_id_text", "_link", "head")
 
     def __init__(self, match_id: str, secret: bytes, previous: bytes = GENESIS) -> None:
-        if len(secret) != SECRET_SIZE:
-            raise ValueError(f"a chain secret is {SECRET_SIZE} bytes, not {len(secret)}")
         self._id_text = _encode_string(match_id)
-        self._secret = secret
-        self._keyed = _CHAIN_PREFIX
+        self._link = linker(secret)  # checks the secret's size
         self.head = previous
 
     def row(self, seq: int, content: EventContent) -> tuple[Any, ...]:
@@ -321,13 +317,13 @@ class EventChain:
             ends_sum,
             detail_text,
         )
-        head = self.head = _sha256(self._keyed + self.head + self._secret + text.encode()).digest()
+        head = self.head = self._link(self.head, text.encode())
         return (kind, round, action_index, seat, move, drawn, points, ends_sum, stored, head)
 
     def checked_row(self, match_id: str, seq: int, content: EventContent) -> tuple[Any, ...]:
         """`row` for any content, checked and encoded by `canonical` and `dump_detail`."""
         encoded = canonical(match_id, seq, *content, checked=True)
-        head = self.head = _sha256(self._keyed + self.head + self._secret + encoded).digest()
+        head = self.head = self._link(self.head, encoded)
         return (*content[:-1], dump_detail(content[-1]), head)
 
 
