@@ -502,16 +502,23 @@ IMPORT_COLUMNS: Final = COLUMNS[:-1]
 """The columns of an import's events: those of events_all but logged_at (the log stamps it)."""
 
 
-def events_table(data: bytes) -> pa.Table:
-    """ImportMatches' Arrow IPC stream as a table in the log's columns, `logged_at` null."""
+def _ipc_columns(field: str, data: bytes, columns: Sequence[str], rows: str) -> pa.Table:
+    """One of ImportMatches' Arrow IPC streams, as a table of `columns` (in that order):
+    INVALID_ARGUMENT naming `field` for bytes that are no such stream or lack a column."""
     try:
         table = pa.ipc.open_stream(data).read_all()
     except (pa.ArrowException, ValueError) as exc:
-        raise BadArgument("arrow_ipc", f"arrow_ipc: not an Arrow IPC stream ({exc})") from None
-    missing = [name for name in IMPORT_COLUMNS if name not in table.column_names]
+        raise BadArgument(field, f"{field}: not an Arrow IPC stream ({exc})") from None
+    missing = [name for name in columns if name not in table.column_names]
     if missing:
-        raise BadArgument("arrow_ipc", f"arrow_ipc: the events lack the column {missing[0]}")
-    return table.select(list(IMPORT_COLUMNS)).append_column(
+        raise BadArgument(field, f"{field}: the {rows} lack the column {missing[0]}")
+    return table.select(list(columns))
+
+
+def events_table(data: bytes) -> pa.Table:
+    """ImportMatches' Arrow IPC stream as a table in the log's columns, `logged_at` null."""
+    table = _ipc_columns("arrow_ipc", data, IMPORT_COLUMNS, "events")
+    return table.append_column(
         arrow_schema().field("logged_at"),
         pa.nulls(table.num_rows, pa.timestamp("us", tz="UTC")),
     )
@@ -527,15 +534,9 @@ def facts_tables(*streams: bytes) -> FactsTables | None:
         if not data:
             tables.append(schema.empty_table())
             continue
+        table = _ipc_columns(name, data, schema.names, "rows")
         try:
-            table = pa.ipc.open_stream(data).read_all()
-        except (pa.ArrowException, ValueError) as exc:
-            raise BadArgument(name, f"{name}: not an Arrow IPC stream ({exc})") from None
-        missing = [column for column in schema.names if column not in table.column_names]
-        if missing:
-            raise BadArgument(name, f"{name}: the rows lack the column {missing[0]}")
-        try:
-            tables.append(table.select(schema.names).cast(schema))
+            tables.append(table.cast(schema))
         except (pa.ArrowException, ValueError) as exc:
             raise BadArgument(name, f"{name}: {exc}") from None
     return FactsTables(*tables)

@@ -271,11 +271,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         """Decode and import in one hub thread: both are seconds of work for a big import."""
         return self.hub.import_matches(
             convert.events_table(data["arrow_ipc"]),
-            convert.facts_tables(
-                data["match_facts_arrow_ipc"],
-                data["round_facts_arrow_ipc"],
-                data["sniff_decisions_arrow_ipc"],
-            ),
+            convert.facts_tables(*(data[name] for name in bounds.FACTS_FIELDS)),
         )
 
     @streaming
