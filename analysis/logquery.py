@@ -324,14 +324,10 @@ class LogSource:
         )
         with channel(self._owner.address, self.tls_ca) as chan:
             stub = sniff_pb2_grpc.SniffServiceStub(chan)
-            replies = stub.Query(request)
-            reader = pa.ipc.open_stream(io.BufferedReader(_Chunks(replies)))
+            # The IPC stream ends inside the last reply, which the service sends only once
+            # it has freed the query's place (query_stream._Last): the next query finds it.
+            reader = pa.ipc.open_stream(io.BufferedReader(_Chunks(stub.Query(request))))
             yield from reader
-            # The IPC stream ends inside the last reply; read the call to its end too, so the
-            # service has freed the query's place before the next query asks for one (closing
-            # the channel first cancels the call, and the place is freed only later).
-            for _ in replies:
-                pass
 
     @contextmanager
     def rows(self, sql: str, params: Sequence[Any] = ()) -> Iterator[ResultStream]:
