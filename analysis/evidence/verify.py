@@ -1,0 +1,486 @@
+"""Verify an evidence bundle with nothing but its files: `verify_bundle(DIR) -> BundleReport`.
+
+No service, no log: the public key in the bundle (or one the caller trusts)
+checks every signature, the Merkle proofs tie each match's last head to the
+signed tree head, and the log audit (analysis/logaudit.py: sequence, chain,
+commitment, seeded deals, the rules replay) checks each match's events, in
+worker processes as `sniff audit` does. The first failure is raised as a
+`BundleError` naming the file and line; docs/evidence.md lists every check.
+
+The small files (bundle.json, the key, the tree heads, the matches, the
+checkpoints) are read and checked here; events.jsonl and records.jsonl are
+streamed and cut into chunks of matches by the event counts of matches.jsonl,
+and each chunk is checked in a worker, results taken in file order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Final
+
+from analysis.audit import Problem
+from analysis.export import record_of
+from analysis.logaudit import MatchWork, audit_match
+from analysis.parallel import ordered_map
+from service.evidence.errors import (
+    BadProof,
+    BadSignature,
+    KeyFileError,
+    MalformedEvidence,
+    WrongLog,
+)
+from service.evidence.keys import PublicKey, load_public_key
+from service.evidence.merkle import leaf_data, leaf_hash, verify_consistency, verify_inclusion
+from service.evidence.signed import Checkpoint, TreeHead
+
+from . import layout
+from .errors import (
+    CheckpointRejected,
+    EventsRejected,
+    MalformedBundle,
+    NotABundle,
+    ProofRejected,
+    RecordMismatch,
+    SignatureRejected,
+)
+from .layout import Counts, MatchEntry, Row
+
+__all__ = ["BundleReport", "verify_bundle"]
+
+MATCHES_PER_CHUNK: Final = 50
+"""Matches handed to a worker at once (about 10,000 events of 2-seat matches)."""
+CHECKPOINT_KINDS: Final = ("round_ended", "match_ended")
+
+
+@dataclass(frozen=True, slots=True)
+class BundleReport:
+    """What a verified bundle proved: the key, the tree head, how much, and the audit's notes."""
+
+    log_id: str
+    tree_head: TreeHead
+    counts: Counts
+    earlier: tuple[TreeHead, ...]
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    """(match id, note): what the audit could not vouch for without a defect (docs/audit.md)."""
+
+
+def verify_bundle(
+    directory: str | Path, *, workers: int = 1, public_key: PublicKey | None = None
+) -> BundleReport:
+    """Check every file of the bundle in `directory`; raise the first `BundleError`.
+
+    `public_key`: the key the caller trusts; the bundle's must be the same.
+    Raises NotABundle when `directory` is missing, not a directory, or has no bundle.json.
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise NotABundle(f"{root}: no such directory")
+    if not (root / layout.BUNDLE).is_file():
+        raise NotABundle(f"{root}: not an evidence bundle (it has no {layout.BUNDLE})")
+    for name in layout.EVIDENCE_FILES:
+        if not (root / name).is_file():
+            raise MalformedBundle(name, None, "the file is missing")
+    log_id, tree_head, counts = _read_bundle_json(root)
+    key = _read_key(root, log_id, public_key)
+    _check_signed(layout.BUNDLE, None, tree_head, key)
+    earlier = _read_tree_heads(root, tree_head, key)
+    entries = _read_matches(root, tree_head)
+    checkpoints = _read_checkpoints(root, entries)
+    found = Counts(
+        len(entries), sum(e.entry.events for e in entries), len(checkpoints), len(earlier)
+    )
+    if found != counts:
+        raise MalformedBundle(
+            layout.BUNDLE,
+            None,
+            f"its counts {counts.to_json()} are not the files' {found.to_json()}",
+        )
+    context = _Context(key.raw, tree_head.tree_size, tree_head.root)
+    notes: list[tuple[str, str]] = []
+    with open(root / layout.EVENTS, "rb") as events, open(root / layout.RECORDS, "rb") as records:
+        chunks = _chunks(context, entries, checkpoints, events, records)
+        for chunk_notes in ordered_map(_verify_chunk, chunks, workers, preload=(__name__,)):
+            notes.extend(chunk_notes)
+        _at_end(events, layout.EVENTS, counts.events)
+        _at_end(records, layout.RECORDS, counts.matches)
+    return BundleReport(log_id, tree_head, counts, tuple(earlier), notes)
+
+
+# -- the small files ---------------------------------------------------------------------
+
+
+def _text(root: Path, name: str) -> str:
+    try:
+        return (root / name).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise MalformedBundle(name, None, f"not UTF-8 at byte {e.start}") from None
+
+
+def _json(name: str, line: int | None, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise MalformedBundle(name, line, f"not JSON: {e}") from None
+
+
+def _lines(root: Path, name: str) -> Iterator[tuple[int, str]]:
+    """Each line of a small JSON Lines file with its number; every line ends in a newline."""
+    text = _text(root, name)
+    if text and not text.endswith("\n"):
+        raise MalformedBundle(name, text.count("\n") + 1, "the last line has no newline")
+    yield from enumerate(text.split("\n")[:-1], start=1)
+
+
+def _read_bundle_json(root: Path) -> tuple[str, TreeHead, Counts]:
+    name = layout.BUNDLE
+    text = _text(root, name)
+    obj = _json(name, None, text)
+    if not isinstance(obj, dict) or tuple(obj) != layout.BUNDLE_KEYS:
+        raise MalformedBundle(name, None, f"not an object of the keys {layout.BUNDLE_KEYS}")
+    if obj["format"] != layout.FORMAT:
+        raise MalformedBundle(name, None, f"format {obj['format']!r}, not {layout.FORMAT}")
+    log_id = obj["log_id"]
+    if not layout.is_hex64(log_id):
+        raise MalformedBundle(name, None, "`log_id` must be 64 lowercase hex digits")
+    try:
+        tree_head = TreeHead.from_json(obj["tree_head"])
+    except MalformedEvidence as e:
+        raise MalformedBundle(name, None, str(e)) from None
+    raw = obj["counts"]
+    if (
+        not isinstance(raw, dict)
+        or tuple(raw) != layout.COUNT_KEYS
+        or not all(layout.is_uint(v) for v in raw.values())
+    ):
+        raise MalformedBundle(name, None, f"`counts` must hold the integers {layout.COUNT_KEYS}")
+    counts = Counts(**raw)
+    if layout.bundle_text(log_id, tree_head.to_json(), counts) != text:
+        raise MalformedBundle(name, None, "not written as the format writes it")
+    return log_id, tree_head, counts
+
+
+def _read_key(root: Path, log_id: str, trusted: PublicKey | None) -> PublicKey:
+    name = layout.PUBLIC_KEY
+    try:
+        key = load_public_key(root / name)
+    except KeyFileError as e:
+        raise MalformedBundle(name, None, f"not an Ed25519 public key: {e}") from None
+    if (root / name).read_bytes() != key.pem():
+        raise MalformedBundle(name, None, "not written as the format writes it (SPKI PEM)")
+    if trusted is not None and key.raw != trusted.raw:
+        raise SignatureRejected(
+            name,
+            None,
+            f"the bundle's key is log {key.log_id}'s, not the trusted log {trusted.log_id}'s",
+        )
+    if key.log_id != log_id:
+        raise SignatureRejected(
+            name, None, f"the key's log id is {key.log_id}, bundle.json names {log_id}"
+        )
+    return key
+
+
+def _check_signed(
+    name: str, line: int | None, statement: TreeHead | Checkpoint, key: PublicKey
+) -> None:
+    try:
+        statement.verify(key)
+    except (WrongLog, BadSignature) as e:
+        raise SignatureRejected(name, line, str(e)) from None
+
+
+def _read_tree_heads(root: Path, bundle_head: TreeHead, key: PublicKey) -> list[TreeHead]:
+    name = layout.TREE_HEADS
+    heads: list[TreeHead] = []
+    for number, text in _lines(root, name):
+        obj = _json(name, number, text)
+        if not isinstance(obj, dict) or tuple(obj) != ("tree_head", "consistency"):
+            raise MalformedBundle(name, number, "not an object of `tree_head` and `consistency`")
+        try:
+            head = TreeHead.from_json(obj["tree_head"])
+        except MalformedEvidence as e:
+            raise MalformedBundle(name, number, str(e)) from None
+        proof = obj["consistency"]
+        if not isinstance(proof, list) or not all(layout.is_hex64(h) for h in proof):
+            raise MalformedBundle(name, number, "`consistency` must be a list of hashes")
+        if layout.tree_head_line(head.to_json(), proof) != text:
+            raise MalformedBundle(name, number, "not written as the format writes it")
+        _check_signed(name, number, head, key)
+        if heads and (
+            head.tree_size < heads[-1].tree_size or head.timestamp_ms < heads[-1].timestamp_ms
+        ):
+            raise ProofRejected(
+                name, number, "out of order: tree heads go by size, and time never goes back"
+            )
+        if head.tree_size > bundle_head.tree_size or head.timestamp_ms > bundle_head.timestamp_ms:
+            raise ProofRejected(
+                name, number, "not earlier than bundle.json's tree head (larger, or later)"
+            )
+        try:
+            verify_consistency(
+                head.tree_size,
+                bundle_head.tree_size,
+                head.root,
+                bundle_head.root,
+                [bytes.fromhex(h) for h in proof],
+            )
+        except BadProof as e:
+            raise ProofRejected(name, number, str(e)) from None
+        heads.append(head)
+    return heads
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    entry: MatchEntry
+    line: int
+
+
+def _read_matches(root: Path, tree_head: TreeHead) -> list[_Entry]:
+    name = layout.MATCHES
+    entries: list[_Entry] = []
+    leaves: set[int] = set()
+    for number, text in _lines(root, name):
+        try:
+            entry = layout.parse_match_line(text)
+        except ValueError as e:
+            raise MalformedBundle(name, number, str(e)) from None
+        if entries and entry.match_id <= entries[-1].entry.match_id:
+            raise MalformedBundle(name, number, "out of order: matches go by match id, once each")
+        if entry.leaf_index >= tree_head.tree_size:
+            raise ProofRejected(
+                name, number, f"leaf {entry.leaf_index} is not in a tree of {tree_head.tree_size}"
+            )
+        if entry.leaf_index in leaves:
+            raise ProofRejected(name, number, f"leaf {entry.leaf_index} is claimed twice")
+        leaves.add(entry.leaf_index)
+        entries.append(_Entry(entry, number))
+    return entries
+
+
+def _read_checkpoints(root: Path, entries: Sequence[_Entry]) -> list[tuple[int, int, Checkpoint]]:
+    """(line, the match's position, checkpoint) for each: in the matches' order, seq rising."""
+    name = layout.CHECKPOINTS
+    position = {e.entry.match_id: i for i, e in enumerate(entries)}
+    found: list[tuple[int, int, Checkpoint]] = []
+    for number, text in _lines(root, name):
+        try:
+            checkpoint = Checkpoint.from_json(_json(name, number, text))
+        except MalformedEvidence as e:
+            raise MalformedBundle(name, number, str(e)) from None
+        if layout.dumps(checkpoint.to_json()) != text:
+            raise MalformedBundle(name, number, "not written as the format writes it")
+        at = position.get(checkpoint.match_id)
+        if at is None:
+            raise CheckpointRejected(
+                name, number, f"match {checkpoint.match_id} is not in the bundle"
+            )
+        if found:
+            _, last_at, last = found[-1]
+            if at < last_at or (at == last_at and checkpoint.seq <= last.seq):
+                raise CheckpointRejected(
+                    name, number, "out of order: by the matches' order, then by seq, once each"
+                )
+        found.append((number, at, checkpoint))
+    return found
+
+
+# -- the matches, in workers ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    key: bytes
+    tree_size: int
+    root: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    entry: MatchEntry
+    entry_line: int
+    first_line: int
+    """events.jsonl's line of its event 0."""
+    events: list[bytes]
+    record_line: int
+    record: bytes
+    checkpoints: list[tuple[int, Checkpoint]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    context: _Context
+    matches: list[_Match]
+
+
+def _read_line(source: BinaryIO, name: str, number: int, match_id: str) -> bytes:
+    line = source.readline()
+    if not line:
+        raise MalformedBundle(name, number, f"the file ends before match {match_id}'s lines")
+    if not line.endswith(b"\n"):
+        raise MalformedBundle(name, number, "the last line has no newline")
+    return line
+
+
+def _chunks(
+    context: _Context,
+    entries: Sequence[_Entry],
+    checkpoints: Sequence[tuple[int, int, Checkpoint]],
+    events: BinaryIO,
+    records: BinaryIO,
+) -> Iterator[_Chunk]:
+    line = 1
+    at_checkpoint = 0
+    batch: list[_Match] = []
+    for position, item in enumerate(entries):
+        entry = item.entry
+        lines = [
+            _read_line(events, layout.EVENTS, line + i, entry.match_id) for i in range(entry.events)
+        ]
+        record = _read_line(records, layout.RECORDS, position + 1, entry.match_id)
+        own = []
+        while at_checkpoint < len(checkpoints) and checkpoints[at_checkpoint][1] == position:
+            number, _, checkpoint = checkpoints[at_checkpoint]
+            own.append((number, checkpoint))
+            at_checkpoint += 1
+        batch.append(_Match(entry, item.line, line, lines, position + 1, record, own))
+        line += entry.events
+        if len(batch) >= MATCHES_PER_CHUNK:
+            yield _Chunk(context, batch)
+            batch = []
+    if batch:
+        yield _Chunk(context, batch)
+
+
+def _at_end(source: BinaryIO, name: str, lines: int) -> None:
+    if source.read(1):
+        raise MalformedBundle(name, lines + 1, "more lines than matches.jsonl accounts for")
+
+
+_KEYS: dict[bytes, PublicKey] = {}
+
+
+def _verify_chunk(chunk: _Chunk) -> list[tuple[str, str]]:
+    """Every check of a chunk's matches (runs in a worker); their audit notes."""
+    context = chunk.context
+    key = _KEYS.get(context.key)
+    if key is None:
+        key = _KEYS[context.key] = PublicKey.from_raw(context.key)
+    notes: list[tuple[str, str]] = []
+    for match in chunk.matches:
+        notes.extend((match.entry.match_id, note) for note in _verify_match(match, context, key))
+    return notes
+
+
+def _verify_match(match: _Match, context: _Context, key: PublicKey) -> list[str]:
+    entry = match.entry
+    rows = _rows(match)
+    last = rows[-1]
+    end_line = match.first_line + len(rows) - 1
+    if last[2] != "match_ended":
+        raise EventsRejected(
+            layout.EVENTS,
+            end_line,
+            f"match {entry.match_id} ends with {last[2]}, not match_ended",
+            "sequence",
+        )
+    if last[11].hex() != entry.head:
+        raise ProofRejected(
+            layout.MATCHES,
+            match.entry_line,
+            f"`head` is not the hash of match {entry.match_id}'s last event",
+        )
+    leaf = leaf_hash(leaf_data(entry.match_id, entry.seq, entry.head))
+    try:
+        verify_inclusion(
+            leaf,
+            entry.leaf_index,
+            context.tree_size,
+            [bytes.fromhex(h) for h in entry.inclusion],
+            context.root,
+        )
+    except BadProof as e:
+        raise ProofRejected(layout.MATCHES, match.entry_line, str(e)) from None
+    result = audit_match(MatchWork(entry.match_id, rows, None, tables=False))
+    if result.problems:
+        problem = result.problems[0]
+        line = end_line if problem.seq is None else match.first_line + problem.seq
+        raise EventsRejected(
+            layout.EVENTS, line, _problem_text(entry.match_id, problem), problem.kind
+        )
+    _check_checkpoints(match, rows, key)
+    _check_record(match, rows)
+    return result.notes
+
+
+def _rows(match: _Match) -> list[Row]:
+    rows: list[Row] = []
+    match_id = match.entry.match_id
+    for seq, raw in enumerate(match.events):
+        number = match.first_line + seq
+        try:
+            row = layout.parse_event_line(raw[:-1].decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise MalformedBundle(layout.EVENTS, number, f"not UTF-8 at byte {e.start}") from None
+        except ValueError as e:
+            raise MalformedBundle(layout.EVENTS, number, str(e)) from None
+        if row[0] != match_id:
+            raise EventsRejected(
+                layout.EVENTS,
+                number,
+                f"an event of match {row[0]} where match {match_id}'s event {seq} belongs",
+                "sequence",
+            )
+        if row[1] != seq:
+            raise EventsRejected(
+                layout.EVENTS,
+                number,
+                f"match {match_id}: event {row[1]} where event {seq} belongs",
+                "sequence",
+            )
+        rows.append(row)
+    return rows
+
+
+def _problem_text(match_id: str, problem: Problem) -> str:
+    return f"match {match_id}, {problem.place()}: {problem.kind}: {problem.reason}"
+
+
+def _check_checkpoints(match: _Match, rows: Sequence[Row], key: PublicKey) -> None:
+    name = layout.CHECKPOINTS
+    for number, checkpoint in match.checkpoints:
+        _check_signed(name, number, checkpoint, key)
+        if checkpoint.seq >= len(rows):
+            raise CheckpointRejected(
+                name, number, f"match {checkpoint.match_id} has no event {checkpoint.seq}"
+            )
+        row = rows[checkpoint.seq]
+        if row[2] not in CHECKPOINT_KINDS:
+            raise CheckpointRejected(
+                name, number, f"event {checkpoint.seq} is {row[2]}, not a round or match end"
+            )
+        if row[11].hex() != checkpoint.head:
+            raise CheckpointRejected(
+                name,
+                number,
+                f"its head is not the hash of match {checkpoint.match_id}'s event {checkpoint.seq}",
+            )
+
+
+def _check_record(match: _Match, rows: Sequence[Row]) -> None:
+    made = layout.dumps(record_of(MatchWork(match.entry.match_id, list(rows), None)))
+    try:
+        text = match.record[:-1].decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordMismatch(
+            layout.RECORDS, match.record_line, f"not UTF-8 at byte {e.start}"
+        ) from None
+    if text != made:
+        raise RecordMismatch(
+            layout.RECORDS,
+            match.record_line,
+            f"not the record match {match.entry.match_id}'s events make (docs/records.md)",
+        )
