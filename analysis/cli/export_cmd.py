@@ -14,7 +14,7 @@ from typing import TextIO
 import click
 
 from analysis.cli.audit_cmd import log_read_errors
-from analysis.cli.errors import Misuse
+from analysis.cli.errors import Misuse, ProblemFound
 from analysis.cli.options import db_option, tls_ca_option, workers_option
 from analysis.parallel import default_workers
 
@@ -37,6 +37,21 @@ from analysis.parallel import default_workers
     "DIR/VIEW/created_date=YYYY-MM-DD/, merged by match: exporting again overwrites.",
 )
 @click.option(
+    "--evidence",
+    "evidence_dir",
+    metavar="DIR",
+    help="Write an evidence bundle into the new directory DIR (docs/evidence.md): the finished "
+    "matches in the log's signed tree (or the MATCHes named) with their proofs, for "
+    "`sniff verify DIR` or `node clients/node/verify.js DIR`. Needs --public-key.",
+)
+@click.option(
+    "--public-key",
+    "public_key_file",
+    metavar="KEY.pub",
+    help="With --evidence: the log's public key (`sniff keygen KEY` wrote it to KEY.pub); the "
+    "bundle is proven against the latest tree head it signed.",
+)
+@click.option(
     "--include-unfinished",
     is_flag=True,
     help="Export matches still in play too. Their records show every hidden tile (deals, "
@@ -49,6 +64,8 @@ def export(
     db_path: str,
     output: str | None,
     parquet_dir: str | None,
+    evidence_dir: str | None,
+    public_key_file: str | None,
     include_unfinished: bool,
     workers: int | None,
     tls_ca: str | None,
@@ -65,11 +82,19 @@ def export(
     \b
     Example: sniff export --db sniff.duckdb -o all.jsonl
     Example: sniff export --db sniff.duckdb --parquet warehouse/
+    Example: sniff export --db sniff.duckdb --evidence bundle/ --public-key sniff.key.pub
     """
     from analysis.export import export_parquet, export_records
 
-    if parquet_dir is not None and output is not None:
-        raise Misuse("give -o FILE (records) or --parquet DIR, not both")
+    if sum(x is not None for x in (output, parquet_dir, evidence_dir)) > 1:
+        raise Misuse("give one of -o FILE (records), --parquet DIR and --evidence DIR")
+    if evidence_dir is not None:
+        _export_evidence(
+            db_path, evidence_dir, match_ids, public_key_file, include_unfinished, tls_ca
+        )
+        return
+    if public_key_file is not None:
+        raise Misuse("--public-key goes with --evidence DIR")
     if parquet_dir is not None:
         target = Path(parquet_dir)
         if target.exists() and not target.is_dir():
@@ -96,6 +121,48 @@ def export(
             tls_ca=tls_ca,
         ):
             sink.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+
+def _export_evidence(
+    db_path: str,
+    directory: str,
+    match_ids: tuple[str, ...],
+    public_key_file: str | None,
+    include_unfinished: bool,
+    tls_ca: str | None,
+) -> None:
+    """The bundle of the finished matches in the signed tree (or those named)."""
+    from analysis.evidence.from_log import NotInTree, NoTreeHead, export_evidence
+    from analysis.evidence.writer import BundleExists, InconsistentEvidence
+    from service.evidence.errors import KeyFileError
+    from service.evidence.keys import load_public_key
+
+    if include_unfinished:
+        raise Misuse("--evidence proves finished matches only: drop --include-unfinished")
+    if public_key_file is None:
+        raise Misuse("--evidence needs --public-key KEY.pub, the key that signs the log's heads")
+    try:
+        key = load_public_key(Path(public_key_file))
+    except KeyFileError as e:
+        raise Misuse(str(e)) from None
+    with _errors():
+        try:
+            done = export_evidence(db_path, directory, match_ids, public_key=key, tls_ca=tls_ca)
+        except (NoTreeHead, NotInTree, BundleExists) as e:
+            raise Misuse(str(e)) from None
+        except InconsistentEvidence as e:
+            raise ProblemFound(f"the log's evidence does not agree with itself: {e}") from None
+    counts, head = done.counts, done.tree_head
+    click.echo(
+        f"{directory}: {counts.matches:,} matches, {counts.events:,} events,"
+        f" {counts.checkpoints:,} checkpoints, proven against the tree head of"
+        f" {head.tree_size:,} matches; check it with `sniff verify {directory}`"
+    )
+    if done.left_out:
+        click.echo(
+            f"left out: {done.left_out:,} finished matches not yet in a signed tree head",
+            err=True,
+        )
 
 
 @contextmanager

@@ -37,6 +37,7 @@ COMMANDS: Mapping[str, str] = {
     "simulate": "analysis.cli.simulate_cmd:simulate",
     "stats": "analysis.cli.stats_cmd:stats",
     "tournament": "analysis.cli.tournament_cmd:tournament",
+    "verify": "analysis.cli.verify_cmd:verify",
 }
 """Every top-level command: its name and where it is defined ("module:attribute")."""
 

@@ -1,0 +1,118 @@
+"""Bundles to verify: matches played in process, signed as a log with a key would sign them.
+
+Until the service keeps its own tree (`tree_leaves`, `tree_heads`,
+`checkpoints`), a log's evidence is made here with `service.evidence`, from
+matches played by analysis/simulate.py's chunks or from a log `sniff simulate`
+wrote, so that the writer, both verifiers and the export are tested on real
+matches.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import duckdb
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from analysis.evidence.layout import Row
+from analysis.evidence.stand_in import SignedLog, rows_of_table
+from analysis.evidence.writer import write_bundle
+from analysis.simulate import RunSettings, chunk_table
+from service.evidence.keys import SigningKey
+from service.evidence.merkle import CompactRange, leaf_data, leaf_hash
+from service.evidence.signed import Checkpoint, TreeHead
+
+START_MS = 1_796_198_400_000
+"""The first tree head's time in these tests (2026-12-01T00:00:00Z)."""
+
+
+def key_of(seed: int) -> SigningKey:
+    """A fixed key: the same bundle bytes every run."""
+    return SigningKey._of(Ed25519PrivateKey.from_private_bytes(bytes([seed]) * 32))
+
+
+@cache
+def played(matches: int, seats: int = 2, seed: int = 1) -> tuple[tuple[Row, ...], ...]:
+    """`matches` simulated matches' events (greedy against random), each a logaudit row list."""
+    settings = RunSettings("ev", matches, seats, ("greedy", "random"), seed, chunk_size=matches)
+    table, _ = chunk_table(settings, 0)
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return tuple(tuple(m) for m in rows_of_table(columns))
+
+
+def signed(matches: tuple[tuple[Row, ...], ...], key: SigningKey, every: int = 2) -> SignedLog:
+    """The matches finished in the order given, a tree head signed after every `every`."""
+    log = SignedLog(key)
+    for i, rows in enumerate(matches):
+        log.finish(rows)
+        if i % every == every - 1:
+            log.sign_head(START_MS + 1000 * i)
+    return log
+
+
+def make_bundle(
+    directory: Path, matches: int = 3, *, key: SigningKey | None = None, seats: int = 2
+) -> SignedLog:
+    """A bundle of `matches` played matches, proven against a tree head of them all."""
+    events = played(matches, seats)
+    log = signed(events, key or key_of(7))
+    head = log.sign_head(START_MS + 1000 * matches)
+    write_bundle(
+        directory,
+        public_key=log.key.public,
+        tree_head=head,
+        leaves=log.leaves,
+        matches=log.evidence(sorted(events, key=lambda m: m[0][0])),
+        earlier=log.tree_heads[:-1],
+    )
+    return log
+
+
+def add_evidence_tables(db_path: Path, key: SigningKey, *, leave_out: int = 0) -> None:
+    """The tables a service with `key` keeps, made for the finished matches of a log that
+    `sniff simulate` wrote: leaves in the order the matches ended (by match id here), a tree
+    head after each, checkpoints of every round and match end. The last `leave_out`
+    matches are left out of the tree (ended after its last head)."""
+    with duckdb.connect(str(db_path)) as con:
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS tree_leaves (leaf_index BIGINT PRIMARY KEY,"
+            " match_id VARCHAR, seq BIGINT, head BLOB)"
+        )
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS tree_heads (tree_size BIGINT, root_hash BLOB,"
+            " timestamp_ms BIGINT, log_id VARCHAR, signature BLOB)"
+        )
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS checkpoints (match_id VARCHAR, seq BIGINT, head BLOB,"
+            " log_id VARCHAR, signature BLOB)"
+        )
+        ends = con.execute(
+            "SELECT match_id, seq, hash FROM events_all"
+            " WHERE kind = 'match_ended' ORDER BY match_id"
+        ).fetchall()
+        tree = CompactRange()
+        for index, (match_id, seq, head) in enumerate(ends[: len(ends) - leave_out]):
+            tree.append(leaf_hash(leaf_data(match_id, seq, bytes(head).hex())))
+            con.execute("INSERT INTO tree_leaves VALUES (?, ?, ?, ?)", [index, match_id, seq, head])
+            signed_head = TreeHead.sign(key, tree.size, tree.root(), START_MS + 1000 * index)
+            con.execute(
+                "INSERT INTO tree_heads VALUES (?, ?, ?, ?, ?)",
+                [
+                    tree.size,
+                    tree.root(),
+                    signed_head.timestamp_ms,
+                    key.log_id,
+                    signed_head.signature,
+                ],
+            )
+        rows = con.execute(
+            "SELECT match_id, seq, hash FROM events_all"
+            " WHERE kind IN ('round_ended', 'match_ended') ORDER BY match_id, seq"
+        ).fetchall()
+        for match_id, seq, head in rows:
+            checkpoint = Checkpoint.sign(key, match_id, seq, bytes(head).hex())
+            con.execute(
+                "INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?)",
+                [match_id, seq, head, key.log_id, checkpoint.signature],
+            )
