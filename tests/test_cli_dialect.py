@@ -22,6 +22,7 @@ from click.testing import CliRunner, Result
 
 from analysis.cli.formats import FORMATS
 from analysis.cli.main import cli
+from tests.evidence_helpers import make_bundle
 
 
 def command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> dict[str, click.Command]:
@@ -76,7 +77,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     match = listed.stdout.splitlines()[1]
     done = invoke("analyze", match, "--db", str(db), "--rollouts", "2", "--workers", "1")
     assert done.exit_code == 0, done.output
-    return {"records": str(records), "db": str(db), "match": match, "tmp": str(tmp)}
+    make_bundle(tmp / "bundle", 1)
+    return {
+        "records": str(records),
+        "db": str(db),
+        "match": match,
+        "tmp": str(tmp),
+        "bundle": str(tmp / "bundle"),
+    }
 
 
 RUNS: dict[str, Callable[[dict[str, str]], list[str]]] = {
@@ -95,6 +103,7 @@ RUNS: dict[str, Callable[[dict[str, str]], list[str]]] = {
         "tournament", "--bots", "greedy,random", "--deals", "1", "--round-limit", "1",
         "--target", "10000", "--workers", "1", "--db", w["db"],
     ],
+    "verify": lambda w: ["verify", w["bundle"], "--workers", "1"],
 }  # fmt: skip
 """How to run each command that has --format on the `world`."""
 
@@ -188,6 +197,7 @@ REFUSALS: dict[str, Callable[[dict[str, str]], list[str]]] = {
     ],
     "stats summary": lambda w: ["stats", "summary", "--records", w["records"], "--seats", "3"],
     "tournament": lambda w: ["tournament", "--bots", "greedy", "--db", w["db"]],
+    "verify": lambda w: ["verify", w["tmp"]],
 }
 """For each command, something it refuses (not a mistake click finds in the command line)."""
 
