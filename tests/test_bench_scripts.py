@@ -265,3 +265,12 @@ def test_bench_simulate_quick_reports_every_measure_and_its_ratios() -> None:
     # a ceiling is what its share leaves of the engine, and no recorder beats the bare chain
     assert ratios["one_worker_ceiling_of_this_recorder"] == 1 / (1 + ratios["recording_share"])
     assert ratios["chain_hash_share"] < ratios["recording_share"]
+
+
+def test_bench_verify_quick_times_both_verifiers_on_one_bundle() -> None:
+    out = run_script("bench_verify.py", "--quick", "--json", timeout=600)
+    doc: dict[str, Any] = json.loads(out)
+    assert doc["matches"] == 200
+    assert doc["checkpoints"] > doc["matches"]
+    assert "sniff verify" in doc["median_s"]
+    assert positive(list(doc["median_s"].values()))
