@@ -101,11 +101,12 @@ def verify_bundle(
     context = _Context(key.raw, tree_head.tree_size, tree_head.root)
     notes: list[tuple[str, str]] = []
     with open(root / layout.EVENTS, "rb") as events, open(root / layout.RECORDS, "rb") as records:
-        chunks = _chunks(context, entries, checkpoints, events, records)
+        event_lines, record_lines = _Lines(events, layout.EVENTS), _Lines(records, layout.RECORDS)
+        chunks = _chunks(context, entries, checkpoints, event_lines, record_lines)
         for chunk_notes in ordered_map(_verify_chunk, chunks, workers, preload=(__name__,)):
             notes.extend(chunk_notes)
-        _at_end(events, layout.EVENTS, counts.events)
-        _at_end(records, layout.RECORDS, counts.matches)
+        event_lines.at_end()
+        record_lines.at_end()
     return BundleReport(log_id, tree_head, counts, tuple(earlier), notes)
 
 
@@ -304,7 +305,8 @@ class _Match:
     entry_line: int
     first_line: int
     """events.jsonl's line of its event 0."""
-    events: list[bytes]
+    events: bytes
+    """Its lines of events.jsonl, joined by newlines: one object to hand to a worker."""
     record_line: int
     record: bytes
     checkpoints: list[tuple[int, Checkpoint]]
@@ -316,48 +318,77 @@ class _Chunk:
     matches: list[_Match]
 
 
-def _read_line(source: BinaryIO, name: str, number: int, match_id: str) -> bytes:
-    line = source.readline()
-    if not line:
-        raise MalformedBundle(name, number, f"the file ends before match {match_id}'s lines")
-    if not line.endswith(b"\n"):
-        raise MalformedBundle(name, number, "the last line has no newline")
-    return line
+class _Lines:
+    """A JSON Lines file's lines (without their newlines), read a block at a time: a
+    bundle's events.jsonl holds millions."""
+
+    BLOCK = 1 << 23
+
+    def __init__(self, source: BinaryIO, name: str) -> None:
+        self.source = source
+        self.name = name
+        self.lines: list[bytes] = []
+        self.at = 0
+        self.rest = b""
+        self.number = 0
+        """Lines handed out so far: the number of the last one."""
+
+    def take(self, count: int, match_id: str) -> list[bytes]:
+        while len(self.lines) - self.at < count:
+            block = self.source.read(self.BLOCK)
+            if not block:
+                if self.rest:
+                    raise MalformedBundle(
+                        self.name,
+                        self.number + len(self.lines) - self.at + 1,
+                        "the last line has no newline",
+                    )
+                raise MalformedBundle(
+                    self.name,
+                    self.number + len(self.lines) - self.at + 1,
+                    f"the file ends before match {match_id}'s lines",
+                )
+            parts = (self.rest + block).split(b"\n")
+            self.rest = parts.pop()
+            self.lines = self.lines[self.at :] + parts
+            self.at = 0
+        taken = self.lines[self.at : self.at + count]
+        self.at += count
+        self.number += count
+        return taken
+
+    def at_end(self) -> None:
+        if self.at < len(self.lines) or self.rest or self.source.read(1):
+            raise MalformedBundle(
+                self.name, self.number + 1, "more lines than matches.jsonl accounts for"
+            )
 
 
 def _chunks(
     context: _Context,
     entries: Sequence[_Entry],
     checkpoints: Sequence[tuple[int, int, Checkpoint]],
-    events: BinaryIO,
-    records: BinaryIO,
+    events: _Lines,
+    records: _Lines,
 ) -> Iterator[_Chunk]:
-    line = 1
     at_checkpoint = 0
     batch: list[_Match] = []
     for position, item in enumerate(entries):
         entry = item.entry
-        lines = [
-            _read_line(events, layout.EVENTS, line + i, entry.match_id) for i in range(entry.events)
-        ]
-        record = _read_line(records, layout.RECORDS, position + 1, entry.match_id)
+        first = events.number + 1
+        lines = events.take(entry.events, entry.match_id)
+        (record,) = records.take(1, entry.match_id)
         own = []
         while at_checkpoint < len(checkpoints) and checkpoints[at_checkpoint][1] == position:
             number, _, checkpoint = checkpoints[at_checkpoint]
             own.append((number, checkpoint))
             at_checkpoint += 1
-        batch.append(_Match(entry, item.line, line, lines, position + 1, record, own))
-        line += entry.events
+        batch.append(_Match(entry, item.line, first, b"\n".join(lines), position + 1, record, own))
         if len(batch) >= MATCHES_PER_CHUNK:
             yield _Chunk(context, batch)
             batch = []
     if batch:
         yield _Chunk(context, batch)
-
-
-def _at_end(source: BinaryIO, name: str, lines: int) -> None:
-    if source.read(1):
-        raise MalformedBundle(name, lines + 1, "more lines than matches.jsonl accounts for")
 
 
 _KEYS: dict[bytes, PublicKey] = {}
@@ -416,15 +447,27 @@ def _verify_match(match: _Match, context: _Context, key: PublicKey) -> list[str]
     return result.notes
 
 
+def _texts(match: _Match) -> list[str]:
+    """The match's event lines as text; the line that is not UTF-8 named if one is not."""
+    try:
+        return match.events.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        for seq, raw in enumerate(match.events.split(b"\n")):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                reason = f"not UTF-8 at byte {e.start}"
+                raise MalformedBundle(layout.EVENTS, match.first_line + seq, reason) from None
+        raise
+
+
 def _rows(match: _Match) -> list[Row]:
     rows: list[Row] = []
     match_id = match.entry.match_id
-    for seq, raw in enumerate(match.events):
+    for seq, text in enumerate(_texts(match)):
         number = match.first_line + seq
         try:
-            row = layout.parse_event_line(raw[:-1].decode("utf-8"))
-        except UnicodeDecodeError as e:
-            raise MalformedBundle(layout.EVENTS, number, f"not UTF-8 at byte {e.start}") from None
+            row = layout.parse_event_line(text)
         except ValueError as e:
             raise MalformedBundle(layout.EVENTS, number, str(e)) from None
         if row[0] != match_id:
@@ -473,7 +516,7 @@ def _check_checkpoints(match: _Match, rows: Sequence[Row], key: PublicKey) -> No
 def _check_record(match: _Match, rows: Sequence[Row]) -> None:
     made = layout.dumps(record_of(MatchWork(match.entry.match_id, list(rows), None)))
     try:
-        text = match.record[:-1].decode("utf-8")
+        text = match.record.decode("utf-8")
     except UnicodeDecodeError as e:
         raise RecordMismatch(
             layout.RECORDS, match.record_line, f"not UTF-8 at byte {e.start}"
