@@ -9,7 +9,8 @@ import click
 
 from analysis.cli.errors import Misuse, ProblemFound
 from analysis.cli.formats import format_option, json_line
-from analysis.cli.options import workers_option
+from analysis.cli.options import progress_option, workers_option
+from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
 
 
@@ -25,7 +26,10 @@ from analysis.parallel import default_workers
 )
 @format_option("text", "jsonl", jsonl="one object: what was proven, or what failed")
 @workers_option
-def verify(directory: str, public_key_file: str | None, fmt: str, workers: int | None) -> None:
+@progress_option
+def verify(
+    directory: str, public_key_file: str | None, fmt: str, workers: int | None, progress: bool
+) -> None:
     """Verify the evidence bundle in DIR (written by `sniff export --evidence`) with no
     service and no log: the key and log id, every signature, the Merkle proofs, each
     match's chain, seed commitment, seeded deals and rules replay, the checkpoints and
@@ -52,15 +56,25 @@ def verify(directory: str, public_key_file: str | None, fmt: str, workers: int |
             trusted = load_public_key(Path(public_key_file))
         except KeyFileError as e:
             raise Misuse(str(e)) from None
+    bar = Progress(progress, "verifying")
     try:
-        report = verify_bundle(directory, workers=workers or default_workers(), public_key=trusted)
+        report = verify_bundle(
+            directory,
+            workers=workers or default_workers(),
+            public_key=trusted,
+            started=bar.start,
+            progress=bar.update,
+        )
     except NotABundle as e:
         raise Misuse(str(e)) from None
     except BundleError as e:
+        bar.finish()  # before the error line
         if fmt == "jsonl":
             click.echo(json_line(_failure(e)))
             sys.exit(1)
         raise ProblemFound(str(e)) from None
+    finally:
+        bar.finish()
     from analysis.evidence.summary import report_json, report_lines
 
     if fmt == "jsonl":

@@ -16,7 +16,7 @@ and each chunk is checked in a worker, results taken in file order.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -68,11 +68,18 @@ class BundleReport:
 
 
 def verify_bundle(
-    directory: str | Path, *, workers: int = 1, public_key: PublicKey | None = None
+    directory: str | Path,
+    *,
+    workers: int = 1,
+    public_key: PublicKey | None = None,
+    started: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> BundleReport:
     """Check every file of the bundle in `directory`; raise the first `BundleError`.
 
     `public_key`: the key the caller trusts; the bundle's must be the same.
+    `started(n)` is told how many matches there are once the small files are checked,
+    `progress(k)` after each chunk of k matches.
     Raises NotABundle when `directory` is missing, not a directory, or has no bundle.json.
     """
     root = Path(directory)
@@ -99,12 +106,16 @@ def verify_bundle(
             f"its counts {counts.to_json()} are not the files' {found.to_json()}",
         )
     context = _Context(key.raw, tree_head.tree_size, tree_head.root)
+    if started is not None:
+        started(len(entries))
     notes: list[tuple[str, str]] = []
     with open(root / layout.EVENTS, "rb") as events, open(root / layout.RECORDS, "rb") as records:
         event_lines, record_lines = _Lines(events, layout.EVENTS), _Lines(records, layout.RECORDS)
         chunks = _chunks(context, entries, checkpoints, event_lines, record_lines)
-        for chunk_notes in ordered_map(_verify_chunk, chunks, workers, preload=(__name__,)):
+        for done, chunk_notes in ordered_map(_verify_chunk, chunks, workers, preload=(__name__,)):
             notes.extend(chunk_notes)
+            if progress is not None:
+                progress(done)
         event_lines.at_end()
         record_lines.at_end()
     return BundleReport(log_id, tree_head, counts, tuple(earlier), notes)
@@ -394,8 +405,8 @@ def _chunks(
 _KEYS: dict[bytes, PublicKey] = {}
 
 
-def _verify_chunk(chunk: _Chunk) -> list[tuple[str, str]]:
-    """Every check of a chunk's matches (runs in a worker); their audit notes."""
+def _verify_chunk(chunk: _Chunk) -> tuple[int, list[tuple[str, str]]]:
+    """Every check of a chunk's matches (runs in a worker): how many, and their audit notes."""
     context = chunk.context
     key = _KEYS.get(context.key)
     if key is None:
@@ -403,7 +414,7 @@ def _verify_chunk(chunk: _Chunk) -> list[tuple[str, str]]:
     notes: list[tuple[str, str]] = []
     for match in chunk.matches:
         notes.extend((match.entry.match_id, note) for note in _verify_match(match, context, key))
-    return notes
+    return len(chunk.matches), notes
 
 
 def _verify_match(match: _Match, context: _Context, key: PublicKey) -> list[str]:
