@@ -121,10 +121,6 @@ _EVENT_LINE: Final = re.compile(
 """Exactly the lines `event_line` writes: the keys in order, integers in plain decimal."""
 
 
-def _int_of(text: str) -> int | None:
-    return None if text == "null" else int(text)
-
-
 def _text_of(text: str) -> str | None:
     """A JSON string's value, refusing any escape `event_line` would not write."""
     if text == "null":
@@ -148,22 +144,23 @@ def parse_event_line(text: str) -> Row:
             + ", ".join(EVENT_KEYS)
             + " in that order, integers or null, strings or null, `hash` 64 lowercase hex digits)"
         )
-    (action_index, detail, drawn, ends_sum, kind, match_id, move, points, round, seat) = (
-        found.groups()[:10]
+    (action_index, detail, drawn, ends_sum, kind, match_id, move, points, round, seat, seq, h) = (
+        found.groups()
     )
+    # _int_of and _text_of inline where they are trivial (null, a plain string): most values.
     return (
-        _text_of(match_id),
-        int(found.group(11)),
-        _text_of(kind),
-        _int_of(round),
-        _int_of(action_index),
-        _int_of(seat),
-        _text_of(move),
-        _text_of(drawn),
-        _int_of(points),
-        _int_of(ends_sum),
-        _text_of(detail),
-        bytes.fromhex(found.group(12)),
+        match_id[1:-1] if "\\" not in match_id else _text_of(match_id),
+        int(seq),
+        kind[1:-1] if "\\" not in kind else _text_of(kind),
+        None if round == "null" else int(round),
+        None if action_index == "null" else int(action_index),
+        None if seat == "null" else int(seat),
+        None if move == "null" else move[1:-1] if "\\" not in move else _text_of(move),
+        None if drawn == "null" else drawn[1:-1] if "\\" not in drawn else _text_of(drawn),
+        None if points == "null" else int(points),
+        None if ends_sum == "null" else int(ends_sum),
+        None if detail == "null" else _text_of(detail),
+        bytes.fromhex(h),
     )
 
 
