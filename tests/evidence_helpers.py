@@ -70,49 +70,51 @@ def make_bundle(
 
 
 def add_evidence_tables(db_path: Path, key: SigningKey, *, leave_out: int = 0) -> None:
-    """The tables a service with `key` keeps, made for the finished matches of a log that
-    `sniff simulate` wrote: leaves in the order the matches ended (by match id here), a tree
-    head after each, checkpoints of every round and match end. The last `leave_out`
-    matches are left out of the tree (ended after its last head)."""
+    """The tables a service with `key` keeps (docs/schema.md: hashes, ids and signatures as
+    hex text), made for the finished matches of a log that `sniff simulate` wrote: its
+    leaves (those the log numbered, or one a match in match id order), a tree head after
+    each leaf but the last `leave_out` (those ended after the last head), and checkpoints of
+    every round and match end."""
     with duckdb.connect(str(db_path)) as con:
         con.execute(
             "CREATE TABLE IF NOT EXISTS tree_leaves (leaf_index BIGINT PRIMARY KEY,"
-            " match_id VARCHAR, seq BIGINT, head BLOB)"
+            " match_id VARCHAR NOT NULL UNIQUE, seq BIGINT NOT NULL, head VARCHAR NOT NULL)"
         )
         con.execute(
-            "CREATE TABLE IF NOT EXISTS tree_heads (tree_size BIGINT, root_hash BLOB,"
-            " timestamp_ms BIGINT, log_id VARCHAR, signature BLOB)"
+            "CREATE TABLE IF NOT EXISTS tree_heads (tree_size BIGINT, root_hash VARCHAR,"
+            " timestamp_ms BIGINT, log_id VARCHAR, signature VARCHAR)"
         )
         con.execute(
-            "CREATE TABLE IF NOT EXISTS checkpoints (match_id VARCHAR, seq BIGINT, head BLOB,"
-            " log_id VARCHAR, signature BLOB)"
+            "CREATE TABLE IF NOT EXISTS checkpoints (match_id VARCHAR, seq BIGINT,"
+            " head VARCHAR, log_id VARCHAR, signature VARCHAR)"
         )
-        ends = con.execute(
-            "SELECT match_id, seq, hash FROM events_all"
-            " WHERE kind = 'match_ended' ORDER BY match_id"
+        if not con.execute("SELECT count(*) FROM tree_leaves").fetchone()[0]:  # type: ignore[index]
+            ends = con.execute(
+                "SELECT match_id, seq, lower(hex(hash)) FROM events_all"
+                " WHERE kind = 'match_ended' ORDER BY match_id"
+            ).fetchall()
+            for index, (match_id, seq, head) in enumerate(ends):
+                con.execute(
+                    "INSERT INTO tree_leaves VALUES (?, ?, ?, ?)", [index, match_id, seq, head]
+                )
+        leaves = con.execute(
+            "SELECT match_id, seq, head FROM tree_leaves ORDER BY leaf_index"
         ).fetchall()
         tree = CompactRange()
-        for index, (match_id, seq, head) in enumerate(ends[: len(ends) - leave_out]):
-            tree.append(leaf_hash(leaf_data(match_id, seq, bytes(head).hex())))
-            con.execute("INSERT INTO tree_leaves VALUES (?, ?, ?, ?)", [index, match_id, seq, head])
-            signed_head = TreeHead.sign(key, tree.size, tree.root(), START_MS + 1000 * index)
+        for index, (match_id, seq, head) in enumerate(leaves[: len(leaves) - leave_out]):
+            tree.append(leaf_hash(leaf_data(match_id, seq, head)))
+            th = TreeHead.sign(key, tree.size, tree.root(), START_MS + 1000 * index)
             con.execute(
                 "INSERT INTO tree_heads VALUES (?, ?, ?, ?, ?)",
-                [
-                    tree.size,
-                    tree.root(),
-                    signed_head.timestamp_ms,
-                    key.log_id,
-                    signed_head.signature,
-                ],
+                [th.tree_size, th.root_hash, th.timestamp_ms, th.log_id, th.signature.hex()],
             )
         rows = con.execute(
-            "SELECT match_id, seq, hash FROM events_all"
+            "SELECT match_id, seq, lower(hex(hash)) FROM events_all"
             " WHERE kind IN ('round_ended', 'match_ended') ORDER BY match_id, seq"
         ).fetchall()
         for match_id, seq, head in rows:
-            checkpoint = Checkpoint.sign(key, match_id, seq, bytes(head).hex())
+            checkpoint = Checkpoint.sign(key, match_id, seq, head)
             con.execute(
                 "INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?)",
-                [match_id, seq, head, key.log_id, checkpoint.signature],
+                [match_id, seq, head, key.log_id, checkpoint.signature.hex()],
             )
