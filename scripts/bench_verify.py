@@ -4,7 +4,7 @@ Builds once (cached under the temp dir, keyed by this script's version and the
 match count) a bundle of --matches bot matches as `sniff simulate` plays them
 (analysis/simulate.py's chunks: 2 seats, greedy against random, target 250,
 on every core), signed in this process as a log with a signing key signs them
-(analysis/evidence/stand_in.py: a checkpoint at every round and match end, a
+(analysis/bundle/stand_in.py: a checkpoint at every round and match end, a
 tree head after every 100 matches), written by the bundle writer. Then times,
 median of --runs, each verifier as a subprocess (start-up included) on every
 core, and the CPU time of one run on one worker (all the work in one process).
@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pyarrow as pa
 
-from analysis.evidence.layout import Counts
-from analysis.evidence.stand_in import SignedLog, rows_of_table
-from analysis.evidence.writer import MatchEvidence, write_bundle
+from analysis.bundle.layout import Counts
+from analysis.bundle.stand_in import SignedLog, rows_of_table
+from analysis.bundle.writer import MatchEvidence, write_bundle
 from analysis.parallel import default_workers, ordered_map
 from analysis.simulate import RunSettings, chunk_table
 from service.evidence.keys import SigningKey

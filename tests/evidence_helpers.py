@@ -15,9 +15,9 @@ from pathlib import Path
 import duckdb
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from analysis.evidence.layout import Row
-from analysis.evidence.stand_in import SignedLog, rows_of_table
-from analysis.evidence.writer import write_bundle
+from analysis.bundle.layout import Row
+from analysis.bundle.stand_in import SignedLog, rows_of_table
+from analysis.bundle.writer import write_bundle
 from analysis.simulate import RunSettings, chunk_table
 from service.evidence.keys import SigningKey
 from service.evidence.merkle import CompactRange, leaf_data, leaf_hash

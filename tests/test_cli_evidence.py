@@ -16,8 +16,8 @@ import duckdb
 import pytest
 from click.testing import CliRunner, Result
 
+from analysis.bundle import layout
 from analysis.cli.main import cli
-from analysis.evidence import layout
 from tests.evidence_helpers import add_evidence_tables, key_of, make_bundle
 
 pytestmark = pytest.mark.slow

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.evidence import layout
-from analysis.evidence.errors import (
+from analysis.bundle import layout
+from analysis.bundle.errors import (
     BundleError,
     CheckpointRejected,
     EventsRejected,
@@ -25,8 +25,8 @@ from analysis.evidence.errors import (
     RecordMismatch,
     SignatureRejected,
 )
-from analysis.evidence.verify import verify_bundle
-from analysis.evidence.writer import (
+from analysis.bundle.verify import verify_bundle
+from analysis.bundle.writer import (
     BundleExists,
     InconsistentEvidence,
     MatchEvidence,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from analysis.evidence import layout
+from analysis.bundle import layout
 from service.evidence.merkle import Tree, consistency_proof, inclusion_proof
 from tests.evidence_helpers import key_of, make_bundle
 from tests.test_node_client import CLIENT_DIR, ROOT, node_command
@@ -175,7 +175,7 @@ def test_one_byte_changed_anywhere_in_an_evidence_file_fails_in_node(
 def test_node_checks_inclusion_and_consistency_proof_documents(
     bundle: Path, tmp_path: Path
 ) -> None:
-    from analysis.evidence.stand_in import SignedLog
+    from analysis.bundle.stand_in import SignedLog
     from tests.evidence_helpers import played, signed
 
     log: SignedLog = signed(played(3), key_of(7), every=1)

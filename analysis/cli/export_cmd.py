@@ -132,8 +132,8 @@ def _export_evidence(
     tls_ca: str | None,
 ) -> None:
     """The bundle of the finished matches in the signed tree (or those named)."""
-    from analysis.evidence.from_log import NotInTree, NoTreeHead, export_evidence
-    from analysis.evidence.writer import BundleExists, InconsistentEvidence
+    from analysis.bundle.from_log import NotInTree, NoTreeHead, export_evidence
+    from analysis.bundle.writer import BundleExists, InconsistentEvidence
     from service.evidence.errors import KeyFileError
     from service.evidence.keys import load_public_key
 

@@ -45,8 +45,8 @@ def verify(
     """
     from pathlib import Path
 
-    from analysis.evidence.errors import BundleError, NotABundle
-    from analysis.evidence.verify import verify_bundle
+    from analysis.bundle.errors import BundleError, NotABundle
+    from analysis.bundle.verify import verify_bundle
     from service.evidence.errors import KeyFileError
     from service.evidence.keys import load_public_key
 
@@ -75,7 +75,7 @@ def verify(
         raise ProblemFound(str(e)) from None
     finally:
         bar.finish()
-    from analysis.evidence.summary import report_json, report_lines
+    from analysis.bundle.summary import report_json, report_lines
 
     if fmt == "jsonl":
         click.echo(json_line(report_json(report)))

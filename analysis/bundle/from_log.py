@@ -44,7 +44,7 @@ class Exported:
 
 
 def _sql(name: str) -> str:
-    return named_queries("analysis.evidence", "evidence.sql")[name]
+    return named_queries("analysis.bundle", "bundle.sql")[name]
 
 
 def _hex(value: Any) -> str:

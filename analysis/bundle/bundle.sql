@@ -1,4 +1,4 @@
--- Reads of `sniff export --evidence`. Each starts with "-- name: NAME".
+-- Reads of `sniff export --evidence` (analysis/bundle/from_log.py). Each starts with "-- name: NAME".
 -- The tables are the log's evidence (docs/evidence.md): tree_leaves (one
 -- row a finished match, leaf_index from 0 in the order the matches ended),
 -- tree_heads (each signed tree head), checkpoints (each signed head of a
