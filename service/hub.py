@@ -104,6 +104,9 @@ class ApplyOutcome:
     remaining_hands: tuple[tuple[Tile, ...], ...] | None
     chain_head: bytes | None = None
     """The hash of the last event this action wrote, when it ended a round or the match."""
+    chain_head_seq: int | None = None
+    """The sequence number of the event `chain_head` is the hash of, so a seat can say which
+    event its head names (as GetScores, GetState and WatchMatch do)."""
     revealed: MatchSecrets | None = None
     """The match's secrets, revealed when this action ended the match."""
 
@@ -403,7 +406,7 @@ class Hub:
         if live.secrets is None and last.kind != "match_ended":
             return outcome  # an unkeyed (legacy) head could be tested against guesses
         revealed = live.secrets if last.kind == "match_ended" else None
-        outcome = replace(outcome, chain_head=last.hash, revealed=revealed)
+        outcome = replace(outcome, chain_head=last.hash, chain_head_seq=last.seq, revealed=revealed)
         seat, notation, _ = live.outcomes[-1]
         live.outcomes[-1] = (seat, notation, outcome)
         return outcome

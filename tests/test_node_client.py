@@ -173,6 +173,8 @@ def test_node_client_plays_a_whole_match(
     # Node recomputed every deal from the revealed seed, and the chain it was handed
     assert summary["deals_checked"] == rounds
     assert len(summary["heads"]) == rounds  # each round end, and the match end
+    last = query(stub, "SELECT max(seq) AS seq FROM events WHERE match_id = ?", match_id)
+    assert summary["chain_head_sequence"] == last[0]["seq"]  # the match end's event
     check_chain_in_node(stub, match_id, summary["chain_head"], tmp_path)
     kinds = query(
         stub,

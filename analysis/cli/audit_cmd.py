@@ -46,6 +46,14 @@ def _open(path: str) -> BinaryIO:
     help="With --db: a chain head a seat kept (the chain_head it was given); the log must "
     "contain it. Repeatable.",
 )
+@click.option(
+    "--commitment",
+    "commitments",
+    multiple=True,
+    metavar="MATCH=HEX",
+    help="With --db: the seed_commitment a seat was given at CreateMatch; the log's must be "
+    "it. Repeatable.",
+)
 @format_option("text", "jsonl", jsonl="one object a match (docs/audit.md)")
 @click.option(
     "--allow-unfinished",
@@ -61,6 +69,7 @@ def audit(
     inputs: tuple[str, ...],
     db_path: str | None,
     heads: tuple[str, ...],
+    commitments: tuple[str, ...],
     fmt: str,
     allow_unfinished: bool,
     workers: int | None,
@@ -80,7 +89,8 @@ def audit(
     With --db, the log's events are also checked against their hash chain,
     the seed commitment and every seeded deal (docs/audit.md lists the
     kinds), through the service when one holds the log. --head checks the log
-    against a head a seat kept.
+    against a head a seat kept, --commitment against the seed commitment a
+    seat was given when the match was created.
 
     Exit status: 0 when every match is ok, 1 when any problem was found, 2
     when the command was misused (for example a file that cannot be read).
@@ -88,14 +98,17 @@ def audit(
     \b
     Example: sniff audit matches.jsonl --format jsonl
     Example: sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca89f...
+    Example: sniff audit --db sniff.duckdb --commitment 3f2a9c0d1e2b4a5c=5d2911...
     """
     count = workers or default_workers()
     bar = Progress(progress, "auditing")
     if db_path is not None:
-        results = _log_results(db_path, inputs, heads, count, bar, tls_ca)
+        results = _log_results(db_path, inputs, heads, commitments, count, bar, tls_ca)
     else:
         if heads:
             raise Misuse("--head checks an event log: give --db FILE")
+        if commitments:
+            raise Misuse("--commitment checks an event log: give --db FILE")
         if not inputs:
             raise Misuse("give the record files to audit, or --db FILE for the event log")
         results = _record_results(inputs, allow_unfinished, count, bar)
@@ -134,14 +147,16 @@ def _log_results(
     db_path: str,
     match_ids: tuple[str, ...],
     heads: tuple[str, ...],
+    commitments: tuple[str, ...],
     workers: int,
     bar: Progress,
     tls_ca: str | None,
 ) -> Iterator[AuditResult]:
-    from analysis.logaudit import audit_log, parse_heads
+    from analysis.logaudit import audit_log, parse_commitments, parse_heads
 
     try:
         kept = parse_heads(heads)
+        given = parse_commitments(commitments)
     except ValueError as e:
         raise Misuse(str(e)) from None
     with log_read_errors():
@@ -149,6 +164,7 @@ def _log_results(
             db_path,
             match_ids,
             heads=kept,
+            commitments=given,
             workers=workers,
             started=bar.start,
             progress=bar.update,

@@ -256,6 +256,7 @@ def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
     if outcome.turn is not None:
         msg.turn = outcome.turn
     msg.chain_head = hex_of(outcome.chain_head)
+    msg.chain_head_sequence = outcome.chain_head_seq or 0
     return msg
 
 

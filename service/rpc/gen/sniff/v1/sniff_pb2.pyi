@@ -362,7 +362,7 @@ class ApplyMoveRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., notation: _Optional[str] = ..., expected_move_count: _Optional[int] = ...) -> None: ...
 
 class ApplyMoveResponse(_message.Message):
-    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores", "chain_head")
+    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores", "chain_head", "chain_head_sequence")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -375,6 +375,7 @@ class ApplyMoveResponse(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     move: Move
     move_count: int
@@ -387,7 +388,8 @@ class ApplyMoveResponse(_message.Message):
     turn: int
     scores: _containers.RepeatedScalarFieldContainer[int]
     chain_head: str
-    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ...) -> None: ...
+    chain_head_sequence: int
+    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ...) -> None: ...
 
 class ScoreLayoutRequest(_message.Message):
     __slots__ = ("placements", "variant")
