@@ -28,6 +28,7 @@ from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
+from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
 from service.storage.replayer import RowEvent
 
@@ -248,6 +249,7 @@ def audit_log(
     match_ids: Sequence[str] = (),
     *,
     heads: Mapping[str, Sequence[str]] | None = None,
+    tournaments: Mapping[str, str] | None = None,
     workers: int = 1,
     started: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
@@ -258,13 +260,24 @@ def audit_log(
     `started(n)` is told how many matches there are before the first result;
     `progress(k)` after each chunk of k matches. A head for a match the log
     does not hold raises UnknownMatch like a named one.
+
+    After the matches, one result a tournament says whether its deal seeds open
+    its commitment (analysis/tournament_audit.py): every tournament of the log
+    when no match is named, else those of `tournaments` (run id: the commitment
+    published before play, which the log's must be). A pinned tournament the
+    log does not hold raises UnknownTournament before the first result.
     """
     heads = dict(heads or {})
+    pins = dict(tournaments or {})
     named = list(dict.fromkeys(match_ids))
     with LogSource(db_path, tls_ca=tls_ca) as source:
         counts = list_matches(source, named)
         if heads:
             list_matches(source, list(heads))  # every head names a match of the log
+        tournament_results = []
+        if pins or not named:
+            logged = tournament_matches(source)
+            tournament_results = check_tournaments(logged, pins, every=not named)
         if started is not None:
             started(len(counts))
         salvaged = salvaged_matches(source)
@@ -278,6 +291,7 @@ def audit_log(
                 yield from results
                 if progress is not None:
                     progress(len(results))
+            yield from tournament_results
             return
         by_id: dict[str, AuditResult] = {}
         for results in audited:  # read in match_id order, reported in the order named
@@ -286,6 +300,13 @@ def audit_log(
                 progress(len(results))
         for match_id in named:
             yield by_id[match_id]
+        yield from tournament_results
+
+
+def tournament_matches(source: LogSource) -> list[TournamentMatch]:
+    """Every match of the log that a tournament logged under a commitment to its seeds."""
+    table = source.query(_sql("tournament_matches"))
+    return [TournamentMatch(**row) for row in table.to_pylist()]
 
 
 def salvaged_matches(source: LogSource) -> dict[str, list[str]]:
