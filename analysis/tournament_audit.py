@@ -95,17 +95,17 @@ def check_tournament(
             f"its matches log the commitment {logged[:16]}…, not the {pinned[:16]}… published"
             " before play"
         )
-    salts = sorted({m.salt or "" for m in matches})
+    salts = sorted({m.salt for m in matches if m.salt is not None})
     unsalted = [m.match_id for m in matches if m.salt is None]
     if unsalted:
         problem(f"match {unsalted[0]} reveals no salt at its end")
     if len(salts) > 1:
         problem(f"its matches reveal {len(salts)} different salts")
     seeds = _deal_seeds(matches, problem)
-    salt = chain.from_hex(salts[-1], TOURNAMENT_SALT_SIZE)
+    salt = chain.from_hex(salts[0], TOURNAMENT_SALT_SIZE) if salts else None
+    if salt is None and salts:
+        problem("the revealed salt is not 64 hex digits")
     if seeds is None or salt is None or result.problems:
-        if salt is None and not unsalted:
-            problem("the revealed salt is not 64 hex digits")
         return result
     try:
         opened = tournament_seeds_commitment(salt, seeds).hex()
