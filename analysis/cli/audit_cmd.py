@@ -107,7 +107,8 @@ def audit(
         results = _log_results(db_path, inputs, heads, tournaments, count, bar, tls_ca)
     else:
         if heads or tournaments:
-            raise Misuse("--head and --tournament check an event log: give --db FILE")
+            option = "--head" if heads else "--tournament"
+            raise Misuse(f"{option} checks an event log: give --db FILE")
         if not inputs:
             raise Misuse("give the record files to audit, or --db FILE for the event log")
         results = _record_results(inputs, allow_unfinished, count, bar)
