@@ -30,6 +30,7 @@ from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
+from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
 from service.storage.replayer import RowEvent
 
@@ -279,6 +280,7 @@ def audit_log(
     *,
     heads: Mapping[str, Sequence[str]] | None = None,
     commitments: Mapping[str, Sequence[str]] | None = None,
+    tournaments: Mapping[str, str] | None = None,
     workers: int = 1,
     started: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
@@ -291,15 +293,26 @@ def audit_log(
     what seats kept (lowercase hex, as `parse_heads` and `parse_commitments`
     give them); one for a match the log does not hold raises UnknownMatch like
     a named one.
+
+    After the matches, one result a tournament says whether its deal seeds open
+    its commitment (analysis/tournament_audit.py): every tournament of the log
+    when no match is named, else those of `tournaments` (run id: the commitment
+    published before play, which the log's must be). A pinned tournament the
+    log does not hold raises UnknownTournament before the first result.
     """
     heads = dict(heads or {})
     commitments = dict(commitments or {})
+    pins = dict(tournaments or {})
     named = list(dict.fromkeys(match_ids))
     with LogSource(db_path, tls_ca=tls_ca) as source:
         counts = list_matches(source, named)
         kept = list(dict.fromkeys([*heads, *commitments]))
         if kept:
             list_matches(source, kept)  # every head and commitment names a match of the log
+        tournament_results = []
+        if pins or not named:
+            logged = tournament_matches(source)
+            tournament_results = check_tournaments(logged, pins, every=not named)
         if started is not None:
             started(len(counts))
         salvaged = salvaged_matches(source)
@@ -313,6 +326,7 @@ def audit_log(
                 yield from results
                 if progress is not None:
                     progress(len(results))
+            yield from tournament_results
             return
         by_id: dict[str, AuditResult] = {}
         for results in audited:  # read in match_id order, reported in the order named
@@ -321,6 +335,13 @@ def audit_log(
                 progress(len(results))
         for match_id in named:
             yield by_id[match_id]
+        yield from tournament_results
+
+
+def tournament_matches(source: LogSource) -> list[TournamentMatch]:
+    """Every match of the log that a tournament logged under a commitment to its seeds."""
+    table = source.query(_sql("tournament_matches"))
+    return [TournamentMatch(**row) for row in table.to_pylist()]
 
 
 def salvaged_matches(source: LogSource) -> dict[str, list[str]]:

@@ -31,7 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 from service.errors import (
+    AwaitingEntropy,
     BadArgument,
+    EntropyAlreadyGiven,
+    EntropyNotWanted,
     Forbidden,
     LimitReached,
     MatchNotFound,
@@ -63,6 +66,7 @@ from sniff.dealing import DEALING_VERSION
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.facts import FactsRows
 from sniff.rules import winning_seats
+from sniff.seeds import ENTROPY_SIZE, seat_entropy_seed
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
 
@@ -124,6 +128,9 @@ class Proof:
     head: bytes | None
     head_seq: int | None
     revealed: MatchSecrets | None
+    entropy_seats: tuple[int, ...] | None = None
+    """For a match created with seat entropy, the seats that have given theirs (every seat
+    once the first round is dealt); None for any other match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +156,33 @@ class LiveMatch:
     """Per applied action, by move number: (seat, notation, outcome)."""
     secrets: MatchSecrets | None = None
     """Seed, salt and chain secret; None for a match begun before the chain existed."""
+    seat_entropy: bool = False
+    """Created with seat entropy: its first round waits for every seat's (docs/dealing.md)."""
+    contributions: dict[int, bytes] = field(default_factory=dict)
+    """The entropy given by each seat so far, before the first deal. Kept in memory only:
+    after a restart the seats give theirs again (docs/service.md)."""
+
+    def missing_entropy(self) -> tuple[int, ...]:
+        """The seats whose entropy the first deal still waits for (none once it is dealt)."""
+        if not self.seat_entropy or self.match.history:
+            return ()
+        return tuple(s for s in range(self.match.seats) if s not in self.contributions)
+
+    def check_dealt(self) -> None:
+        """Raise AwaitingEntropy while the first deal waits for a seat's entropy."""
+        missing = self.missing_entropy()
+        if missing:
+            raise AwaitingEntropy(missing)
+
+    def logged_entropy(self) -> list[bytes] | None:
+        """The entropy the first deal's event logs, once it is dealt."""
+        first = next((e.event for e in self.events if e.event.kind == "round_dealt"), None)
+        if first is None:
+            return None
+        try:
+            return replayer.logged_entropy(first.detail or {}, self.match.seats)
+        except ValueError:
+            return None
 
     def seal(self, events: list[LogEvent]) -> list[LogEvent]:
         """The events with their links in the match's hash chain (docs/chain.md).
@@ -174,11 +208,16 @@ class LiveMatch:
         over = bool(self.events) and self.events[-1].event.kind == "match_ended"
         if self.secrets is None and not over:
             head = None  # a legacy chain has no secret: its head is given once nothing is hidden
+        entropy_seats = None
+        if self.seat_entropy:
+            seats = range(self.match.seats)
+            entropy_seats = tuple(seats if self.match.history else sorted(self.contributions))
         return Proof(
             None if self.secrets is None else self.secrets.commitment,
             None if head is None else head.event.hash,
             None if head is None else head.event.seq,
             self.secrets if over else None,
+            entropy_seats,
         )
 
     def role(self, token: str) -> int:
@@ -202,6 +241,19 @@ class Created:
     observer_token: str
     match: Match
     seed_commitment: bytes | None
+    seat_entropy: bool = False
+    """The first round waits for every seat's entropy (ContributeEntropy)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Contributed:
+    """What a ContributeEntropy reply says."""
+
+    seat: int
+    entropy_seats: tuple[int, ...]
+    """The seats that have given their entropy, this one included."""
+    dealt: tuple[int, LeaderChoice] | None
+    """The first round's leader and how it was chosen, once every seat has given its own."""
 
 
 class Hub:
@@ -261,11 +313,18 @@ class Hub:
         deal: Deal | None = None,
         variant: Variant = AMERICAN,
         round_limit: int | None = None,
+        seat_entropy: bool = False,
     ) -> Created:
-        """A new match with its first round dealt, durable before it is returned.
+        """A new match with its first round dealt, durable before it is returned; with
+        `seat_entropy`, undealt: its first deal waits for every seat's entropy (`contribute`).
 
         Raises LimitReached when `max_live_matches` matches are in play.
         """
+        if seat_entropy and deal is not None:
+            raise BadArgument(
+                "seat_entropy",
+                "seat_entropy: a match with seat entropy is dealt from it, not by first_deal",
+            )
         if seed is None:
             seed = secrets.randbits(63)
         match = Match(
@@ -276,7 +335,8 @@ class Hub:
             round_limit=round_limit,
             auto_deal=False,
         )
-        match.deal(deal)
+        if not seat_entropy:
+            match.deal(deal)
         with self._registry_lock:
             if len(self._in_play) + self._creating >= self.max_live_matches:
                 raise LimitReached(
@@ -286,19 +346,22 @@ class Hub:
                 )
             self._creating += 1
         try:
-            return self._create(match, seed, deal is not None)
+            return self._create(match, seed, deal is not None, seat_entropy)
         finally:
             with self._registry_lock:
                 self._creating -= 1
 
-    def _create(self, match: Match, seed: int, explicit: bool) -> Created:
+    def _create(self, match: Match, seed: int, explicit: bool, seat_entropy: bool) -> Created:
         seats = match.seats
         match_id = secrets.token_hex(8)
         seat_tokens = tuple(secrets.token_urlsafe(24) for _ in range(seats))
         observer = secrets.token_urlsafe(24)
         digests = tuple(_digest(t) for t in (*seat_tokens, observer))
-        live = LiveMatch(match_id, match, digests, secrets=MatchSecrets.new(seed))
+        live = LiveMatch(
+            match_id, match, digests, secrets=MatchSecrets.new(seed), seat_entropy=seat_entropy
+        )
         assert live.secrets is not None
+        marked = {"seat_entropy": True} if seat_entropy else {}
         created = created_event(
             match_id,
             match,
@@ -307,14 +370,78 @@ class Hub:
             variant=match.variant.name,
             round_limit=match.round_limit,
             dealing=DEALING_VERSION,
+            **marked,
         )
-        events = live.seal([created, deal_event(live.match_id, 1, live.match, explicit)])
+        first = [] if seat_entropy else [deal_event(live.match_id, 1, live.match, explicit)]
+        events = live.seal([created, *first])
         self.log.append(events)
         live.events.extend([Logged(e, 0) for e in events])
         with self._registry_lock:
             self._matches[match_id] = live
             self._in_play.add(match_id)
-        return Created(match_id, seat_tokens, observer, match, live.secrets.commitment)
+        return Created(
+            match_id, seat_tokens, observer, match, live.secrets.commitment, seat_entropy
+        )
+
+    def contribute(self, match_id: str, token: str, entropy: bytes) -> Contributed:
+        """Take one seat's entropy for the match's first deal; the last seat's deals it.
+
+        Each seat gives its own, with its own token, once: the same bytes again
+        get the same answer (a retry, also after the deal), other bytes are
+        refused. The deal is durable before the last seat is answered; until
+        then the entropy is held in memory only.
+        """
+        if len(entropy) != ENTROPY_SIZE:
+            raise BadArgument("entropy", f"entropy: give {ENTROPY_SIZE} bytes, not {len(entropy)}")
+        live, role = self.authorize(match_id, token)
+        if role == OBSERVER:
+            raise Forbidden("the observer gives no entropy: each seat gives its own")
+        with live.lock:
+            match = live.match
+            if not live.seat_entropy:
+                raise EntropyNotWanted("the match was created without seat entropy")
+            if match.history:
+                logged = live.logged_entropy()
+                if logged is not None and logged[role] == entropy:  # a retry, answered again
+                    first = match.history[0]
+                    dealt = (first.deal.leader, first.leader_choice)
+                    return Contributed(role, tuple(range(match.seats)), dealt)
+                raise EntropyNotWanted(
+                    "the match's first round is already dealt: entropy is given before it"
+                )
+            given = live.contributions.get(role)
+            if given is not None and given != entropy:
+                raise EntropyAlreadyGiven(
+                    f"seat {role} has already given other entropy: each seat gives it once"
+                )
+            contributions = {**live.contributions, role: bytes(entropy)}
+            if len(contributions) < match.seats:
+                live.contributions = contributions
+                return Contributed(role, tuple(sorted(contributions)), None)
+            return self._deal_first(live, role, contributions)
+
+    def _deal_first(
+        self, live: LiveMatch, role: int, contributions: dict[int, bytes]
+    ) -> Contributed:
+        """Deal the first round from the seed the house's and every seat's entropy make; the
+        contributions are kept only once the deal is durable."""
+        match = live.match
+        assert live.secrets is not None
+        assert live.secrets.seed is not None
+        entropies = [contributions[s] for s in range(match.seats)]
+        match.seed = seat_entropy_seed(live.secrets.seed, entropies)
+        match.deal(None)
+        (event,) = live.seal([deal_event(live.match_id, len(live.events), match, False, entropies)])
+        try:
+            self.log.append([event])
+        except BaseException:
+            self._rebuild(live)  # undealt again, under the house's seed
+            raise
+        live.contributions = contributions
+        live.events.append(Logged(event, match.move_count))
+        self._notify(live)
+        log = match.history[-1]
+        return Contributed(role, tuple(range(match.seats)), (log.deal.leader, log.leader_choice))
 
     def deal(self, match_id: str, token: str, deal: Deal | None) -> tuple[int, int, LeaderChoice]:
         """Start the next round; an explicit deal needs the observer token."""
@@ -322,6 +449,7 @@ class Hub:
         if deal is not None and role != OBSERVER:
             raise Forbidden("only the observer token may give an explicit deal")
         with live.lock:
+            live.check_dealt()
             match = live.match
             match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
             (event,) = live.seal(
@@ -345,6 +473,7 @@ class Hub:
         if role not in (seat, OBSERVER):
             raise Forbidden(f"this token may not see seat {seat}'s moves")
         with live.lock:
+            live.check_dealt()
             match = live.match
             if match.phase is not Phase.PLAYING or match.turn != seat:
                 return []
@@ -361,6 +490,7 @@ class Hub:
             raise Forbidden(f"{who} may not move for seat {seat}")
         notation = str(move)
         with live.lock:
+            live.check_dealt()
             match = live.match
             if expected_move_count != match.move_count:
                 if expected_move_count < match.move_count:
@@ -491,9 +621,15 @@ class Hub:
 
     # -- reading -----------------------------------------------------------
 
-    def state(self, match_id: str, token: str) -> tuple[SeatView, LeaderChoice | None, Proof]:
+    def state(
+        self, match_id: str, token: str, *, analysis: bool = False
+    ) -> tuple[SeatView, LeaderChoice | None, Proof]:
+        """The match as `token` may see it; `analysis`: refused (AwaitingEntropy) while the
+        first deal waits for entropy, since there is then no position to analyse."""
         live, role = self.authorize(match_id, token)
         with live.lock:
+            if analysis:
+                live.check_dealt()
             match = live.match
             choice = match.history[-1].leader_choice if match.history else None
             return view(match, None if role == OBSERVER else role), choice, live.proof()
@@ -504,7 +640,7 @@ class Hub:
         Refused like a move out of place: the observer has no view of its own
         to analyse (Forbidden), and only the seat to play has a decision.
         """
-        v, _, _ = self.state(match_id, token)
+        v, _, _ = self.state(match_id, token, analysis=True)
         if v.viewer is None:
             raise Forbidden(
                 "an analysis is made from one seat's view: use the token of the seat to play"
@@ -627,6 +763,7 @@ class Hub:
                     live.match = step.match
                     live.token_digests = tuple(d["token_sha256"])
                     live.secrets = MatchSecrets.from_detail(d)
+                    live.seat_entropy = d.get("seat_entropy") is True
                 elif isinstance(step, replayer.Acted):
                     self._record(live, step.result, step.round_index, step.action_index)
                 elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:

@@ -122,11 +122,18 @@ def check_chain_in_node(
     assert result["failures"][0].startswith(f"event {at}:")
 
 
-def test_node_recomputes_the_deal_and_chain_vectors_of_the_docs() -> None:
+def test_node_recomputes_the_deal_chain_seat_entropy_and_tournament_vectors_of_the_docs() -> None:
     done = run_client("vectors", script=PROVABLE)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
-    assert result == {"ok": True, "deals": 4, "events": 4, "failures": []}
+    assert result == {
+        "ok": True,
+        "deals": 4,
+        "events": 4,
+        "seat_entropy": 3,
+        "tournaments": 3,
+        "failures": [],
+    }
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])

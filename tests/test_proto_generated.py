@@ -18,6 +18,7 @@ PROTO = "sniff/v1/sniff.proto"
 EXPECTED_RPCS = {
     # name: server streaming
     "CreateMatch": False,
+    "ContributeEntropy": False,
     "DealRound": False,
     "ListLegalMoves": False,
     "ApplyMove": False,

@@ -54,6 +54,14 @@ def _open(path: str) -> BinaryIO:
     help="With --db: the seed_commitment a seat was given at CreateMatch; the log's must be "
     "it. Repeatable.",
 )
+@click.option(
+    "--tournament",
+    "tournaments",
+    multiple=True,
+    metavar="RUN_ID=HEX",
+    help="With --db: the commitment to its deal seeds that sniff tournament printed before "
+    "play; the tournament's logged seeds and salt must open it. Repeatable.",
+)
 @format_option("text", "jsonl", jsonl="one object a match (docs/audit.md)")
 @click.option(
     "--allow-unfinished",
@@ -70,6 +78,7 @@ def audit(
     db_path: str | None,
     heads: tuple[str, ...],
     commitments: tuple[str, ...],
+    tournaments: tuple[str, ...],
     fmt: str,
     allow_unfinished: bool,
     workers: int | None,
@@ -90,7 +99,9 @@ def audit(
     the seed commitment and every seeded deal (docs/audit.md lists the
     kinds), through the service when one holds the log. --head checks the log
     against a head a seat kept, --commitment against the seed commitment a
-    seat was given when the match was created.
+    seat was given when the match was created. Each tournament of the log (without
+    MATCHES, or those --tournament names) gets one more line: whether its logged deal
+    seeds and salt open its commitment, and the commitment --tournament gives.
 
     Exit status: 0 when every match is ok, 1 when any problem was found, 2
     when the command was misused (for example a file that cannot be read).
@@ -99,16 +110,20 @@ def audit(
     Example: sniff audit matches.jsonl --format jsonl
     Example: sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca89f...
     Example: sniff audit --db sniff.duckdb --commitment 3f2a9c0d1e2b4a5c=5d2911...
+    Example: sniff audit --db sniff.duckdb --tournament tournament-5d0c7e1f2a3b=4b1e...
     """
     count = workers or default_workers()
     bar = Progress(progress, "auditing")
     if db_path is not None:
-        results = _log_results(db_path, inputs, heads, commitments, count, bar, tls_ca)
+        results = _log_results(db_path, inputs, heads, commitments, tournaments, count, bar, tls_ca)
     else:
-        if heads:
-            raise Misuse("--head checks an event log: give --db FILE")
-        if commitments:
-            raise Misuse("--commitment checks an event log: give --db FILE")
+        for option, given in (
+            ("--head", heads),
+            ("--commitment", commitments),
+            ("--tournament", tournaments),
+        ):
+            if given:
+                raise Misuse(f"{option} checks an event log: give --db FILE")
         if not inputs:
             raise Misuse("give the record files to audit, or --db FILE for the event log")
         results = _record_results(inputs, allow_unfinished, count, bar)
@@ -148,15 +163,18 @@ def _log_results(
     match_ids: tuple[str, ...],
     heads: tuple[str, ...],
     commitments: tuple[str, ...],
+    tournaments: tuple[str, ...],
     workers: int,
     bar: Progress,
     tls_ca: str | None,
 ) -> Iterator[AuditResult]:
     from analysis.logaudit import audit_log, parse_commitments, parse_heads
+    from analysis.tournament_audit import parse_pins
 
     try:
         kept = parse_heads(heads)
         given = parse_commitments(commitments)
+        pins = parse_pins(tournaments)
     except ValueError as e:
         raise Misuse(str(e)) from None
     with log_read_errors():
@@ -165,6 +183,7 @@ def _log_results(
             match_ids,
             heads=kept,
             commitments=given,
+            tournaments=pins,
             workers=workers,
             started=bar.start,
             progress=bar.update,
@@ -182,11 +201,12 @@ def _log_results(
 def log_read_errors() -> Iterator[None]:
     """What reading the log can raise, as one line and exit status 2."""
     from analysis.logquery import NoLog, UnknownMatch
+    from analysis.tournament_audit import UnknownTournament
     from service.storage import StorageError
 
     try:
         yield
-    except (NoLog, UnknownMatch) as e:
+    except (NoLog, UnknownMatch, UnknownTournament) as e:
         raise Misuse(str(e)) from None
     except StorageError as e:
         raise Misuse(first_line(str(e))) from None

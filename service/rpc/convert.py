@@ -8,7 +8,7 @@ from typing import Any, Final
 import pyarrow as pa
 
 from service.errors import BadArgument
-from service.hub import OBSERVER, ApplyOutcome, Created, Logged, Proof
+from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
 from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.query_stream import QueryValue
@@ -188,15 +188,29 @@ def create_response(created: Created) -> pb.CreateMatchResponse:
         seat_tokens=list(created.seat_tokens),
         observer_token=created.observer_token,
         target=match.target,
-        leader=match.leader,
-        leader_choice=leader_choice_pb(match.history[-1].leader_choice),
-        turn=match.turn,
         variant=variant_pb(match.variant),
         seed_commitment=hex_of(created.seed_commitment),
     )
+    if match.history:  # a match with seat entropy is dealt later (ContributeEntropy)
+        response.leader = match.leader
+        response.leader_choice = leader_choice_pb(match.history[-1].leader_choice)
+        response.turn = match.turn
     if match.round_limit is not None:
         response.round_limit = match.round_limit
     return response
+
+
+def contribute_response(contributed: Contributed) -> pb.ContributeEntropyResponse:
+    msg = pb.ContributeEntropyResponse(
+        seat=contributed.seat,
+        entropy_seats=list(contributed.entropy_seats),
+        dealt=contributed.dealt is not None,
+    )
+    if contributed.dealt is not None:
+        leader, choice = contributed.dealt
+        msg.leader = leader
+        msg.leader_choice = leader_choice_pb(choice)
+    return msg
 
 
 def deal_response(round_index: int, leader: int, choice: LeaderChoice) -> pb.DealRoundResponse:
@@ -325,6 +339,9 @@ def state_pb(
     msg.seed_commitment = hex_of(proof.seed_commitment)
     msg.chain_head = hex_of(proof.head)
     msg.chain_head_sequence = proof.head_seq or 0
+    if proof.entropy_seats is not None:
+        msg.seat_entropy = True
+        msg.entropy_seats.extend(proof.entropy_seats)
     reveal = reveal_pb(proof.revealed)
     if reveal is not None:
         msg.reveal.CopyFrom(reveal)

@@ -122,8 +122,19 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             deal=deal,
             variant=convert.variant_from_pb(request.variant),
             round_limit=request.round_limit if request.HasField("round_limit") else None,
+            seat_entropy=request.seat_entropy,
         )
         return convert.create_response(created)
+
+    @unary
+    async def ContributeEntropy(
+        self, request: pb.ContributeEntropyRequest, context: Context
+    ) -> pb.ContributeEntropyResponse:
+        bounds.contribute_entropy(request)
+        contributed = await self._blocking(
+            self.hub.contribute, request.match_id, request.token, request.entropy
+        )
+        return convert.contribute_response(contributed)
 
     @unary
     async def DealRound(

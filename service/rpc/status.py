@@ -24,8 +24,11 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from service.errors import (
+    AwaitingEntropy,
     BadArgument,
     BadPlacement,
+    EntropyAlreadyGiven,
+    EntropyNotWanted,
     Forbidden,
     LimitReached,
     MatchNotFound,
@@ -70,6 +73,12 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_TOKEN"
     if isinstance(exc, StaleMoveCount):
         return grpc.StatusCode.ABORTED, "ERROR_REASON_MOVE_COUNT_MISMATCH"
+    if isinstance(exc, AwaitingEntropy):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_AWAITING_ENTROPY"
+    if isinstance(exc, EntropyAlreadyGiven):
+        return grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_ENTROPY_ALREADY_GIVEN"
+    if isinstance(exc, EntropyNotWanted):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
     if isinstance(exc, NotationError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE"
     if isinstance(exc, BadPlacement):
@@ -159,6 +168,8 @@ def to_status(exc: Exception) -> grpc.Status:
         info.metadata["limit"] = exc.limit
     if isinstance(exc, QueryTimedOut):
         info.metadata["limit"] = "query_seconds"
+    if isinstance(exc, AwaitingEntropy):
+        info.metadata["missing_seats"] = ",".join(str(s) for s in exc.missing)
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(code=code.value[0], message=_message(exc), details=[detail])
@@ -182,6 +193,9 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     MissingToken,
     Forbidden,
     StaleMoveCount,
+    AwaitingEntropy,
+    EntropyAlreadyGiven,
+    EntropyNotWanted,
     NotationError,
     BadDeal,
     IllegalMove,

@@ -26,6 +26,8 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_STORAGE_FULL: _ClassVar[ErrorReason]
     ERROR_REASON_STORAGE_UNAVAILABLE: _ClassVar[ErrorReason]
     ERROR_REASON_BAD_ORIENTATION: _ClassVar[ErrorReason]
+    ERROR_REASON_AWAITING_ENTROPY: _ClassVar[ErrorReason]
+    ERROR_REASON_ENTROPY_ALREADY_GIVEN: _ClassVar[ErrorReason]
 
 class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -92,6 +94,8 @@ ERROR_REASON_BAD_HOUSE_KEY: ErrorReason
 ERROR_REASON_STORAGE_FULL: ErrorReason
 ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason
 ERROR_REASON_BAD_ORIENTATION: ErrorReason
+ERROR_REASON_AWAITING_ENTROPY: ErrorReason
+ERROR_REASON_ENTROPY_ALREADY_GIVEN: ErrorReason
 VARIANT_UNSPECIFIED: Variant
 VARIANT_AMERICAN: Variant
 VARIANT_STUBBY: Variant
@@ -268,20 +272,22 @@ class Reveal(_message.Message):
     def __init__(self, seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., chain_secret: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit")
+    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit", "seat_entropy")
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEAL_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
     target: int
     seed: int
     first_deal: Deal
     variant: Variant
     round_limit: int
-    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
+    seat_entropy: bool
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seat_entropy: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit", "seed_commitment")
@@ -308,6 +314,30 @@ class CreateMatchResponse(_message.Message):
     round_limit: int
     seed_commitment: str
     def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+
+class ContributeEntropyRequest(_message.Message):
+    __slots__ = ("match_id", "token", "entropy")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    entropy: bytes
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., entropy: _Optional[bytes] = ...) -> None: ...
+
+class ContributeEntropyResponse(_message.Message):
+    __slots__ = ("seat", "entropy_seats", "dealt", "leader", "leader_choice")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_SEATS_FIELD_NUMBER: _ClassVar[int]
+    DEALT_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    entropy_seats: _containers.RepeatedScalarFieldContainer[int]
+    dealt: bool
+    leader: int
+    leader_choice: LeaderChoice
+    def __init__(self, seat: _Optional[int] = ..., entropy_seats: _Optional[_Iterable[int]] = ..., dealt: _Optional[bool] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ...) -> None: ...
 
 class DealRoundRequest(_message.Message):
     __slots__ = ("match_id", "token", "deal")
@@ -452,7 +482,7 @@ class GetStateResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
 
 class MatchState(_message.Message):
-    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal")
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal", "seat_entropy", "entropy_seats")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -482,6 +512,8 @@ class MatchState(_message.Message):
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     REVEAL_FIELD_NUMBER: _ClassVar[int]
+    SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_SEATS_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
     seat_count: int
@@ -511,7 +543,9 @@ class MatchState(_message.Message):
     chain_head: str
     chain_head_sequence: int
     reveal: Reveal
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
+    seat_entropy: bool
+    entropy_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ..., seat_entropy: _Optional[bool] = ..., entropy_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "from_sequence")
