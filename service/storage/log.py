@@ -109,6 +109,7 @@ from .journal import (
 )
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
+from .tree import insert_leaves
 
 __all__ = ["EventLog", "Imported", "Opening"]
 
@@ -857,7 +858,9 @@ def _insert_typed(
 ) -> None:
     """What events make of the typed tables, from the rows among them that make any (their
     creations and ends), the matches dealt to explicitly, and the facts of those they end:
-    one derivation, whether the events came as rows or as an Arrow table."""
+    one derivation, whether the events came as rows or as an Arrow table. The matches they
+    end get their leaves in the tree of finished matches here, in their order
+    (service/storage/tree.py), so every path that inserts events numbers them alike."""
     settings, results = settings_rows(typed), result_rows(typed)
     if settings:
         _insert_arrow(
@@ -871,6 +874,7 @@ def _insert_typed(
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
     if results:
         _insert_facts(cursor, [r[0] for r in results], facts)
+        insert_leaves(cursor, typed)
 
 
 def _insert_facts(

@@ -226,3 +226,19 @@ FROM pragma_metadata_info();
 SELECT max(greatest(block_id, coalesce(list_max(additional_block_ids), -1)))
 FROM pragma_storage_info(?)
 WHERE persistent;
+
+-- name: insert_pending_leaves
+-- The leaves of the matches a load ends (service/storage/tree.py), numbered on from the
+-- tree's last leaf in the order given (`ord`): the order the log takes the match ends.
+-- A match that has a leaf already (a second match_ended event, never written by the
+-- service: the audit reports it) gets no second one.
+INSERT INTO tree_leaves (leaf_index, match_id, seq, head)
+SELECT (SELECT coalesce(max(leaf_index) + 1, 0) FROM tree_leaves)
+           + row_number() OVER (ORDER BY ord) - 1,
+       match_id, seq, head
+FROM (
+    SELECT p.ord, p.match_id, p.seq, p.head
+    FROM _pending_leaves AS p
+    WHERE NOT EXISTS (SELECT 1 FROM tree_leaves AS t WHERE t.match_id = p.match_id)
+    QUALIFY row_number() OVER (PARTITION BY p.match_id ORDER BY p.ord) = 1
+);
