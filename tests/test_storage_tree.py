@@ -18,7 +18,7 @@ from sniff import to_record
 def leaves(db: Path) -> list[tuple[int, str, int, str]]:
     with open_readonly(db) as reader:
         table = reader.query("SELECT * FROM tree_leaves ORDER BY leaf_index")
-    return [tuple(r.values()) for r in table.to_pylist()]  # type: ignore[misc]
+    return [tuple(r.values()) for r in table.to_pylist()]
 
 
 def ends(db: Path) -> dict[str, tuple[int, str]]:
