@@ -80,3 +80,7 @@ class BadPlacement(ServiceError):
 
 class UndecodableRequest(ServiceError):
     """The bytes of a request are not the message its method takes."""
+
+
+class NotSigning(ServiceError):
+    """A call about signed evidence to a service started without a signing key."""

@@ -242,3 +242,55 @@ FROM (
     WHERE NOT EXISTS (SELECT 1 FROM tree_leaves AS t WHERE t.match_id = p.match_id)
     QUALIFY row_number() OVER (PARTITION BY p.match_id ORDER BY p.ord) = 1
 );
+
+-- name: insert_pending_checkpoints
+-- Checkpoints signed for heads (service/storage/tree.py); signing a head again gives the
+-- same checkpoint, so one already stored is kept.
+INSERT OR IGNORE INTO checkpoints (match_id, seq, head, log_id, signature)
+SELECT match_id, seq, head, log_id, signature FROM _pending_checkpoints;
+
+-- name: heads_without_checkpoint
+-- Every head (round or match end) without a checkpoint of log $log_id: what a service
+-- holding that key signs when it opens the file.
+SELECT e.match_id, e.seq, lower(hex(e.hash)) AS head
+FROM events_all AS e
+WHERE e.kind IN ('round_ended', 'match_ended') AND e.hash IS NOT NULL
+  AND NOT EXISTS (
+      SELECT 1 FROM checkpoints AS c
+      WHERE c.log_id = $log_id AND c.match_id = e.match_id AND c.seq = e.seq)
+ORDER BY e.match_id, e.seq;
+
+-- name: tree_size_signed
+-- The largest tree a head of log $log_id signs (NULL: none yet).
+SELECT max(tree_size) FROM tree_heads WHERE log_id = $log_id;
+
+-- name: last_tree_head_ms
+-- The time of the latest head of log $log_id: a new one is never earlier.
+SELECT max(timestamp_ms) FROM tree_heads WHERE log_id = $log_id;
+
+-- name: leaves_from
+-- The leaves from index $start on, in order (the tree signer adds them to its range).
+SELECT leaf_index, match_id, seq, head FROM tree_leaves
+WHERE leaf_index >= $start
+ORDER BY leaf_index;
+
+-- name: insert_tree_head
+INSERT INTO tree_heads (tree_size, root_hash, timestamp_ms, log_id, signature)
+VALUES ($tree_size, $root_hash, $timestamp_ms, $log_id, $signature);
+
+-- name: tree_leaves_all
+-- The tree's leaves in order (proofs, the audit).
+SELECT leaf_index, match_id, seq, head FROM tree_leaves ORDER BY leaf_index;
+
+-- name: tree_heads_all
+-- Every signed tree head, smallest tree first, then oldest.
+SELECT tree_size, root_hash, timestamp_ms, log_id, signature
+FROM tree_heads
+ORDER BY tree_size, timestamp_ms;
+
+-- name: checkpoints_all
+-- Every stored checkpoint, with the hash the log holds for its event (NULL: no such event).
+SELECT c.match_id, c.seq, c.head, c.log_id, c.signature, lower(hex(e.hash)) AS logged
+FROM checkpoints AS c
+LEFT JOIN events_all AS e ON e.match_id = c.match_id AND e.seq = c.seq
+ORDER BY c.match_id, c.seq, c.log_id;
