@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from analysis.cli.errors import Misuse, first_line
 from analysis.cli.options import (
     DEMO_MATCHES_MAX,
     bots_option,
@@ -16,7 +17,6 @@ from analysis.cli.options import (
     seed_option,
     variant_option,
 )
-from analysis.cli.errors import Misuse, first_line
 from analysis.cli.startup import check_address, check_tls_files, startup_failure
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 

@@ -287,10 +287,3 @@ SELECT leaf_index, match_id, seq, head FROM tree_leaves ORDER BY leaf_index;
 SELECT tree_size, root_hash, timestamp_ms, log_id, signature
 FROM tree_heads
 ORDER BY tree_size, timestamp_ms;
-
--- name: checkpoints_all
--- Every stored checkpoint, with the hash the log holds for its event (NULL: no such event).
-SELECT c.match_id, c.seq, c.head, c.log_id, c.signature, lower(hex(e.hash)) AS logged
-FROM checkpoints AS c
-LEFT JOIN events_all AS e ON e.match_id = c.match_id AND e.seq = c.seq
-ORDER BY c.match_id, c.seq, c.log_id;
