@@ -286,7 +286,7 @@ def inclusion_pb(p: InclusionProof) -> pb.GetInclusionProofResponse:
         head=p.head,
         leaf_index=p.leaf_index,
         tree_head=tree_head_pb(p.tree_head),
-        path=[h.hex() for h in p.path],
+        path_hashes=[h.hex() for h in p.path],
     )
 
 
@@ -294,7 +294,7 @@ def consistency_pb(p: ConsistencyProof) -> pb.GetConsistencyProofResponse:
     return pb.GetConsistencyProofResponse(
         from_tree_head=tree_head_pb(p.old),
         to_tree_head=tree_head_pb(p.new),
-        path=[h.hex() for h in p.path],
+        path_hashes=[h.hex() for h in p.path],
     )
 
 

@@ -602,20 +602,20 @@ class GetInclusionProofRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class GetInclusionProofResponse(_message.Message):
-    __slots__ = ("match_id", "seq", "head", "leaf_index", "tree_head", "path")
+    __slots__ = ("match_id", "seq", "head", "leaf_index", "tree_head", "path_hashes")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     HEAD_FIELD_NUMBER: _ClassVar[int]
     LEAF_INDEX_FIELD_NUMBER: _ClassVar[int]
     TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
-    PATH_FIELD_NUMBER: _ClassVar[int]
+    PATH_HASHES_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seq: int
     head: str
     leaf_index: int
     tree_head: SignedTreeHead
-    path: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., head: _Optional[str] = ..., leaf_index: _Optional[int] = ..., tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path: _Optional[_Iterable[str]] = ...) -> None: ...
+    path_hashes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., head: _Optional[str] = ..., leaf_index: _Optional[int] = ..., tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path_hashes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetConsistencyProofRequest(_message.Message):
     __slots__ = ("from_size", "to_size")
@@ -626,14 +626,14 @@ class GetConsistencyProofRequest(_message.Message):
     def __init__(self, from_size: _Optional[int] = ..., to_size: _Optional[int] = ...) -> None: ...
 
 class GetConsistencyProofResponse(_message.Message):
-    __slots__ = ("from_tree_head", "to_tree_head", "path")
+    __slots__ = ("from_tree_head", "to_tree_head", "path_hashes")
     FROM_TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
     TO_TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
-    PATH_FIELD_NUMBER: _ClassVar[int]
+    PATH_HASHES_FIELD_NUMBER: _ClassVar[int]
     from_tree_head: SignedTreeHead
     to_tree_head: SignedTreeHead
-    path: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, from_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., to_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path: _Optional[_Iterable[str]] = ...) -> None: ...
+    path_hashes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, from_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., to_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path_hashes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchCreated(_message.Message):
     __slots__ = ("name", "seat_count", "target", "variant", "round_limit", "seed_commitment")
