@@ -68,3 +68,35 @@ def test_a_file_of_version_4_gets_the_leaves_of_its_finished_matches(tmp_path: P
     migrated = leaves(db)
     assert migrated[:3] == expected
     assert migrated[3][:2] == (3, "after")
+
+
+def test_a_log_written_without_a_key_is_signed_when_opened_with_one(tmp_path: Path) -> None:
+    """An offline tool (no key) numbers leaves and signs nothing; the first open with the key
+    signs every head and one tree head; opening again signs nothing more."""
+    from service.evidence.keys import SigningKey
+    from service.storage.tree import read_tree
+
+    db = tmp_path / "log.duckdb"
+    with EventLog(db) as log:
+        log.append(bot_match_events("a", 2, 1))
+        log.append(bot_match_events("b", 3, 2))
+    with open_readonly(db) as reader:
+        assert reader.query("SELECT count(*) AS n FROM checkpoints").to_pylist() == [{"n": 0}]
+        assert not read_tree(reader.query).heads
+    key = SigningKey.generate()
+    for _ in range(2):
+        with EventLog(db, signer=key):
+            pass
+        with open_readonly(db) as reader:
+            stored = read_tree(reader.query)
+            signed = reader.query(
+                "SELECT count(*) AS n FROM checkpoints c JOIN events_all e"
+                " USING (match_id, seq) WHERE lower(hex(e.hash)) = c.head"
+            ).to_pylist()[0]["n"]
+            ends = reader.query(
+                "SELECT count(*) AS n FROM events_all WHERE kind IN ('round_ended', 'match_ended')"
+            ).to_pylist()[0]["n"]
+        assert signed == ends
+        assert [h.tree_size for h in stored.heads] == [2]
+        stored.heads[0].verify(key.public)
+        assert stored.heads[0].root == stored.tree().root()
