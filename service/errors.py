@@ -102,3 +102,7 @@ class EntropyNotWanted(ServiceError):
 
 class EntropyAlreadyGiven(ServiceError):
     """A seat gives entropy a second time, and not the same bytes as the first."""
+
+
+class NotSigning(ServiceError):
+    """A call about signed evidence to a service started without a signing key."""

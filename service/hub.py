@@ -39,9 +39,13 @@ from service.errors import (
     LimitReached,
     MatchNotFound,
     MissingToken,
+    NotSigning,
     RecoveryError,
     StaleMoveCount,
 )
+from service.evidence.keys import SigningKey
+from service.evidence.proofs import ConsistencyProof, InclusionProof
+from service.evidence.signed import Checkpoint, TreeHead
 from service.match_events import action_events, created_event, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage import replayer
@@ -50,6 +54,7 @@ from service.storage.events import LogEvent
 from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
+from service.storage.tree import read_tree
 from sniff import (
     ActionResult,
     CountedEnd,
@@ -113,6 +118,8 @@ class ApplyOutcome:
     event its head names (as GetScores, GetState and WatchMatch do)."""
     revealed: MatchSecrets | None = None
     """The match's secrets, revealed when this action ended the match."""
+    checkpoint: Checkpoint | None = None
+    """The log's signed checkpoint of `chain_head`, when it has a signing key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +138,8 @@ class Proof:
     entropy_seats: tuple[int, ...] | None = None
     """For a match created with seat entropy, the seats that have given theirs (every seat
     once the first round is dealt); None for any other match."""
+    checkpoint: Checkpoint | None = None
+    """The log's signed checkpoint of `head`, when it has a signing key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +148,8 @@ class Logged:
 
     event: LogEvent
     move_count: int
+    checkpoint: Checkpoint | None = None
+    """Of a round or match end, when the log signs: the checkpoint of its hash."""
 
 
 @dataclass(slots=True)
@@ -218,6 +229,7 @@ class LiveMatch:
             None if head is None else head.event.seq,
             self.secrets if over else None,
             entropy_seats,
+            None if head is None else head.checkpoint,
         )
 
     def role(self, token: str) -> int:
@@ -513,13 +525,14 @@ class Hub:
                 ) from None
             events = live.seal(self._action_events(live, outcome))
             facts = self._ended_facts(live) if outcome.result.match_over else None
+            logged = self._logged(events, outcome.move_count)
             try:
-                self.log.append(events, facts)
+                self.log.append(events, facts, [i.checkpoint for i in logged if i.checkpoint])
             except BaseException:
                 self._rebuild(live)
                 raise
-            live.events.extend([Logged(e, outcome.move_count) for e in events])
-            outcome = self._with_head(live, outcome, events[-1])
+            live.events.extend(logged)
+            outcome = self._with_head(live, outcome, logged[-1])
             self._notify(live)
         if outcome.result.match_over:
             with self._registry_lock:
@@ -527,16 +540,38 @@ class Hub:
             self._retire(match_id)
         return outcome
 
+    def _logged(self, events: list[LogEvent], move_count: int) -> list[Logged]:
+        """Events as kept in memory, a round or match end with its checkpoint when the log
+        signs: the one signature a move may cost, and only a move that ends a round."""
+        key = self.log.signer
+        return [
+            Logged(
+                e,
+                move_count,
+                None
+                if key is None or e.hash is None or e.kind not in ("round_ended", "match_ended")
+                else Checkpoint.sign(key, e.match_id, e.seq, e.hash.hex()),
+            )
+            for e in events
+        ]
+
     @staticmethod
-    def _with_head(live: LiveMatch, outcome: ApplyOutcome, last: LogEvent) -> ApplyOutcome:
-        """The outcome with the chain's head (and the reveal) when it ended a round or the match;
-        kept so that a retry gets it too."""
+    def _with_head(live: LiveMatch, outcome: ApplyOutcome, logged: Logged) -> ApplyOutcome:
+        """The outcome with the chain's head (its checkpoint, and the reveal) when it ended a
+        round or the match; kept so that a retry gets it too."""
+        last = logged.event
         if last.kind not in ("round_ended", "match_ended"):
             return outcome
         if live.secrets is None and last.kind != "match_ended":
             return outcome  # an unkeyed (legacy) head could be tested against guesses
         revealed = live.secrets if last.kind == "match_ended" else None
-        outcome = replace(outcome, chain_head=last.hash, chain_head_seq=last.seq, revealed=revealed)
+        outcome = replace(
+            outcome,
+            chain_head=last.hash,
+            chain_head_seq=last.seq,
+            revealed=revealed,
+            checkpoint=logged.checkpoint,
+        )
         seat, notation, _ = live.outcomes[-1]
         live.outcomes[-1] = (seat, notation, outcome)
         return outcome
@@ -667,6 +702,30 @@ class Hub:
         except (TypeError, ValueError, pa.ArrowException) as exc:
             raise BadImport(f"the events cannot be stored: {exc}") from None
 
+    # -- signed evidence (docs/evidence.md) ----------------------------------
+
+    def _signer(self) -> SigningKey:
+        key = self.log.signer
+        if key is None:
+            raise NotSigning("this service signs nothing: it was started without a signing key")
+        return key
+
+    def log_key(self) -> tuple[SigningKey, TreeHead | None]:
+        """The signing key and the latest tree head it signed (None before any)."""
+        key = self._signer()
+        return key, read_tree(self.log.query).latest(key.log_id)
+
+    def inclusion(self, match_id: str) -> InclusionProof:
+        """The inclusion proof of a finished match in the latest signed tree head (NotInTree
+        when it has no leaf, or none such a head covers yet)."""
+        key = self._signer()
+        return read_tree(self.log.query).inclusion(match_id, key.log_id)
+
+    def consistency(self, old_size: int, new_size: int | None) -> ConsistencyProof:
+        """The consistency proof between two of this key's signed tree heads."""
+        key = self._signer()
+        return read_tree(self.log.query).consistency(old_size, new_size, key.log_id)
+
     @staticmethod
     def listen(live: LiveMatch, callback: Callable[[], None]) -> None:
         """Call `callback` after each change to `live`'s durable events, until `unlisten`.
@@ -744,7 +803,7 @@ class Hub:
 
     def _replayed(self, match_id: str, events: list[LogEvent]) -> LiveMatch:
         live = LiveMatch(match_id, Match(2, auto_deal=False), ())
-        live.events = [Logged(e, 0) for e in events]
+        live.events = self._logged(events, 0)
         self._rebuild(live)
         return live
 
@@ -752,6 +811,7 @@ class Hub:
         """Replace a match's state by a replay of its durable events (after a restart or a
         failed write), so memory never holds an action the log does not."""
         events = [item.event for item in live.events]
+        kept = live.events
         if not events or events[0].kind != "match_created":
             raise RecoveryError(f"match {live.match_id}: the log does not start with its creation")
         d: dict[str, Any] = dict(events[0].detail or {})
@@ -767,8 +827,14 @@ class Hub:
                 elif isinstance(step, replayer.Acted):
                     self._record(live, step.result, step.round_index, step.action_index)
                 elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:
-                    self._with_head(live, live.outcomes[-1][2], events[step.position])
-                rebuilt.append(Logged(events[step.position], live.match.move_count))
+                    self._with_head(live, live.outcomes[-1][2], kept[step.position])
+                rebuilt.append(
+                    Logged(
+                        events[step.position],
+                        live.match.move_count,
+                        kept[step.position].checkpoint,
+                    )
+                )
         except replayer.ReplayMismatch as e:
             raise RecoveryError(_recovery_message(live.match_id, events, e)) from None
         live.events = rebuilt

@@ -6,7 +6,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
@@ -16,6 +18,10 @@ from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import progress_option, tls_ca_option, workers_option
 from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
+
+if TYPE_CHECKING:
+    from service.evidence.keys import PublicKey
+    from service.evidence.signed import Checkpoint
 
 
 def _open(path: str) -> BinaryIO:
@@ -62,6 +68,22 @@ def _open(path: str) -> BinaryIO:
     help="With --db: the commitment to its deal seeds that sniff tournament printed before "
     "play; the tournament's logged seeds and salt must open it. Repeatable.",
 )
+@click.option(
+    "--public-key",
+    "public_key",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --db: the log's public key (KEY.pub); check every signed checkpoint and tree "
+    "head and the tree of finished matches (reported as `evidence`).",
+)
+@click.option(
+    "--heads",
+    "heads_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --public-key: a file of checkpoints a seat kept (JSON Lines); each must be "
+    "signed by the key and name a hash the log holds.",
+)
 @format_option("text", "jsonl", jsonl="one object a match (docs/audit.md)")
 @click.option(
     "--allow-unfinished",
@@ -79,6 +101,8 @@ def audit(
     heads: tuple[str, ...],
     commitments: tuple[str, ...],
     tournaments: tuple[str, ...],
+    public_key: str | None,
+    heads_file: str | None,
     fmt: str,
     allow_unfinished: bool,
     workers: int | None,
@@ -116,7 +140,14 @@ def audit(
     bar = Progress(progress, "auditing")
     if db_path is not None:
         results = _log_results(db_path, inputs, heads, commitments, tournaments, count, bar, tls_ca)
+        if public_key is not None:  # read before the log, so misuse prints nothing else
+            key, kept = _evidence_inputs(public_key, heads_file)
+            results = chain(results, _evidence_results(db_path, key, kept, tls_ca))
+        elif heads_file is not None:
+            raise Misuse("--heads needs --public-key KEY.pub")
     else:
+        if public_key is not None or heads_file is not None:
+            raise Misuse("--public-key and --heads check an event log: give --db FILE")
         for option, given in (
             ("--head", heads),
             ("--commitment", commitments),
@@ -195,6 +226,31 @@ def _log_results(
     yield first
     with log_read_errors():
         yield from results
+
+
+def _evidence_inputs(public_key: str, heads_file: str | None) -> tuple[PublicKey, list[Checkpoint]]:
+    """The public key and the kept checkpoints; either unreadable is misuse."""
+    from analysis.evidence import BadHeadsFile, read_kept_checkpoints
+    from service.evidence.errors import KeyFileError
+    from service.evidence.keys import load_public_key
+
+    try:
+        key = load_public_key(Path(public_key))
+        kept = [] if heads_file is None else read_kept_checkpoints(Path(heads_file))
+    except (KeyFileError, BadHeadsFile) as e:
+        raise Misuse(first_line(str(e))) from None
+    return key, kept
+
+
+def _evidence_results(
+    db_path: str, key: PublicKey, kept: list[Checkpoint], tls_ca: str | None
+) -> Iterator[AuditResult]:
+    """The `evidence` result (analysis/evidence.py), after the matches'."""
+    from analysis.evidence import audit_evidence
+    from analysis.logquery import LogSource
+
+    with log_read_errors(), LogSource(db_path, tls_ca=tls_ca) as source:
+        yield audit_evidence(source, key, kept)
 
 
 @contextmanager

@@ -8,6 +8,8 @@ from typing import Any, Final
 import pyarrow as pa
 
 from service.errors import BadArgument
+from service.evidence.proofs import ConsistencyProof, InclusionProof
+from service.evidence.signed import Checkpoint, TreeHead
 from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
 from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
@@ -271,7 +273,44 @@ def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
         msg.turn = outcome.turn
     msg.chain_head = hex_of(outcome.chain_head)
     msg.chain_head_sequence = outcome.chain_head_seq or 0
+    if outcome.checkpoint is not None:
+        msg.checkpoint.CopyFrom(checkpoint_pb(outcome.checkpoint))
     return msg
+
+
+def checkpoint_pb(c: Checkpoint) -> pb.SignedCheckpoint:
+    return pb.SignedCheckpoint(
+        log_id=c.log_id, match_id=c.match_id, seq=c.seq, head=c.head, signature=c.signature.hex()
+    )
+
+
+def tree_head_pb(h: TreeHead) -> pb.SignedTreeHead:
+    return pb.SignedTreeHead(
+        log_id=h.log_id,
+        tree_size=h.tree_size,
+        root_hash=h.root_hash,
+        timestamp_ms=h.timestamp_ms,
+        signature=h.signature.hex(),
+    )
+
+
+def inclusion_pb(p: InclusionProof) -> pb.GetInclusionProofResponse:
+    return pb.GetInclusionProofResponse(
+        match_id=p.match_id,
+        seq=p.seq,
+        head=p.head,
+        leaf_index=p.leaf_index,
+        tree_head=tree_head_pb(p.tree_head),
+        path_hashes=[h.hex() for h in p.path],
+    )
+
+
+def consistency_pb(p: ConsistencyProof) -> pb.GetConsistencyProofResponse:
+    return pb.GetConsistencyProofResponse(
+        from_tree_head=tree_head_pb(p.old),
+        to_tree_head=tree_head_pb(p.new),
+        path_hashes=[h.hex() for h in p.path],
+    )
 
 
 def match_end_pb(
@@ -342,6 +381,8 @@ def state_pb(
     if proof.entropy_seats is not None:
         msg.seat_entropy = True
         msg.entropy_seats.extend(proof.entropy_seats)
+    if proof.checkpoint is not None:
+        msg.checkpoint.CopyFrom(checkpoint_pb(proof.checkpoint))
     reveal = reveal_pb(proof.revealed)
     if reveal is not None:
         msg.reveal.CopyFrom(reveal)
@@ -356,6 +397,8 @@ def scores_pb(v: SeatView, proof: Proof) -> pb.GetScoresResponse:
         msg.winning_seats.extend(winning_seats(v.winner, v.seats))
     msg.chain_head = hex_of(proof.head)
     msg.chain_head_sequence = proof.head_seq or 0
+    if proof.checkpoint is not None:
+        msg.checkpoint.CopyFrom(checkpoint_pb(proof.checkpoint))
     return msg
 
 
@@ -435,6 +478,8 @@ def event_pb(
     # A match without a chain secret (begun before schema 3) gets its head only at the end.
     if e.kind == "match_ended" or (keyed and e.kind == "round_ended"):
         msg.chain_head = hex_of(e.hash)
+        if logged.checkpoint is not None:
+            msg.checkpoint.CopyFrom(checkpoint_pb(logged.checkpoint))
     return msg
 
 

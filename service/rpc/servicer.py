@@ -285,6 +285,33 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             convert.facts_tables(*(data[name] for name in bounds.FACTS_FIELDS)),
         )
 
+    # -- signed evidence --
+
+    @unary
+    async def GetLogKey(
+        self, request: pb.GetLogKeyRequest, context: Context
+    ) -> pb.GetLogKeyResponse:
+        key, head = await self._blocking(self.hub.log_key)
+        msg = pb.GetLogKeyResponse(public_key_pem=key.public.pem().decode(), log_id=key.log_id)
+        if head is not None:
+            msg.tree_head.CopyFrom(convert.tree_head_pb(head))
+        return msg
+
+    @unary
+    async def GetInclusionProof(
+        self, request: pb.GetInclusionProofRequest, context: Context
+    ) -> pb.GetInclusionProofResponse:
+        bounds.match_id(request.match_id)
+        return convert.inclusion_pb(await self._blocking(self.hub.inclusion, request.match_id))
+
+    @unary
+    async def GetConsistencyProof(
+        self, request: pb.GetConsistencyProofRequest, context: Context
+    ) -> pb.GetConsistencyProofResponse:
+        new_size = request.to_size if request.HasField("to_size") else None
+        proof = await self._blocking(self.hub.consistency, request.from_size, new_size)
+        return convert.consistency_pb(proof)
+
     @streaming
     async def Query(
         self, request: pb.QueryRequest, context: Context

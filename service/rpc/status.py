@@ -34,6 +34,7 @@ from service.errors import (
     MatchNotFound,
     MissingHouseKey,
     MissingToken,
+    NotSigning,
     QueryTimedOut,
     ServiceStopping,
     StaleMoveCount,
@@ -43,6 +44,7 @@ from service.errors import (
 from service.rpc.decoding import Undecodable
 from service.storage.errors import QueryError, ReadOnlyViolation, StorageError
 from service.storage.imports import BadImport
+from service.storage.tree import NotInTree
 from sniff import (
     BadDeal,
     IllegalMove,
@@ -65,8 +67,10 @@ log = logging.getLogger(__name__)
 
 def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
     # Order matters: the subclasses before their bases.
-    if isinstance(exc, MatchNotFound):
+    if isinstance(exc, MatchNotFound | NotInTree):
         return grpc.StatusCode.NOT_FOUND, "ERROR_REASON_MATCH_NOT_FOUND"
+    if isinstance(exc, NotSigning):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
     if isinstance(exc, MissingToken):
         return grpc.StatusCode.UNAUTHENTICATED, "ERROR_REASON_BAD_TOKEN"
     if isinstance(exc, Forbidden):
@@ -190,6 +194,8 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     ServiceStopping,
     StorageError,
     MatchNotFound,
+    NotInTree,
+    NotSigning,
     MissingToken,
     Forbidden,
     StaleMoveCount,

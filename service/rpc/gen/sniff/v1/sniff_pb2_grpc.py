@@ -101,6 +101,21 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
                 _registered_method=True)
+        self.GetLogKey = channel.unary_unary(
+                '/sniff.v1.SniffService/GetLogKey',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyResponse.FromString,
+                _registered_method=True)
+        self.GetInclusionProof = channel.unary_unary(
+                '/sniff.v1.SniffService/GetInclusionProof',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofResponse.FromString,
+                _registered_method=True)
+        self.GetConsistencyProof = channel.unary_unary(
+                '/sniff.v1.SniffService/GetConsistencyProof',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofResponse.FromString,
+                _registered_method=True)
 
 
 class SniffServiceServicer:
@@ -344,6 +359,38 @@ class SniffServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLogKey(self, request, context):
+        """Returns the service's public key, its log id and the latest signed tree
+        head of its tree of finished matches. No token needed. Errors:
+        FAILED_PRECONDITION (ERROR_REASON_WRONG_PHASE) when the service signs
+        nothing (started without --signing-key-file).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInclusionProof(self, request, context):
+        """Proves that a finished match is a leaf of the tree the latest signed
+        tree head signs (docs/evidence.md, "Proof documents"). No token needed:
+        a leaf holds only the match's final head, which its seats were given.
+        Errors: NOT_FOUND (ERROR_REASON_MATCH_NOT_FOUND) for a match with no leaf
+        (unknown, in play, or ended less than a load ago: ask again a moment
+        later); FAILED_PRECONDITION as GetLogKey.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsistencyProof(self, request, context):
+        """Proves that the tree of a later signed tree head extends that of an
+        earlier one. Errors: NOT_FOUND (ERROR_REASON_MATCH_NOT_FOUND) when the
+        service signed no tree head of a size asked for; FAILED_PRECONDITION as
+        GetLogKey.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SniffServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -411,6 +458,21 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.AnalyzePosition,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.SerializeToString,
+            ),
+            'GetLogKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLogKey,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyResponse.SerializeToString,
+            ),
+            'GetInclusionProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInclusionProof,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofResponse.SerializeToString,
+            ),
+            'GetConsistencyProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsistencyProof,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -766,6 +828,87 @@ class SniffService:
             '/sniff.v1.SniffService/AnalyzePosition',
             sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLogKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/GetLogKey',
+            sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.GetLogKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInclusionProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/GetInclusionProof',
+            sniff_dot_v1_dot_sniff__pb2.GetInclusionProofRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.GetInclusionProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsistencyProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/GetConsistencyProof',
+            sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofResponse.FromString,
             options,
             channel_credentials,
             insecure,
