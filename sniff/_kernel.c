@@ -1145,6 +1145,12 @@ done:
     return out;
 }
 
+/* A buffer's values as bytes (empty bytes for none). */
+static PyObject *buf_bytes(const Buf *b) {
+    return PyBytes_FromStringAndSize(b->data ? (const char *)b->data : "",
+                                     (Py_ssize_t)(b->n * sizeof *b->data));
+}
+
 /* play_matches(variant, seats, target, round_limit, policies, seeds, bot_seeds, record) ->
  * (matches, rounds, decisions, moves): match i seeded seeds[i], seat s's bot seeded
  * bot_seeds[i * seats + s]; round_limit 0 for none. Each result is bytes of native int32
@@ -1204,11 +1210,8 @@ static PyObject *k_play_matches(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "playout kernel: a match did not end");
         goto done;
     }
-    result = Py_BuildValue(
-        "(y#y#y#y#)", (const char *)out.matches.data, (Py_ssize_t)(out.matches.n * 4),
-        (const char *)out.rounds.data, (Py_ssize_t)(out.rounds.n * 4),
-        (const char *)out.decisions.data, (Py_ssize_t)(out.decisions.n * 4),
-        (const char *)out.moves.data, (Py_ssize_t)(out.moves.n * 4));
+    result = Py_BuildValue("(NNNN)", buf_bytes(&out.matches), buf_bytes(&out.rounds),
+                           buf_bytes(&out.decisions), buf_bytes(&out.moves));
 done:
     Py_XDECREF(seeds_f);
     Py_XDECREF(bots_f);

@@ -723,6 +723,33 @@ def rollouts(
     )
 
 
+def kernel_matches(
+    variant: Variant,
+    seats: int,
+    target: int,
+    round_limit: int | None,
+    policies: Sequence[Policy],
+    seeds: Sequence[int],
+    bot_seeds: Sequence[int],
+    record: bool = False,
+) -> tuple[bytes, bytes, bytes, bytes]:
+    """Whole matches in the kernel (`simulated.py` reads what it returns): match i seeded
+    `seeds[i]`, seat s's bot of policy `policies[s]` seeded `bot_seeds[i * seats + s]`.
+    Native int32 rows of the matches, the rounds, the decisions and, if `record`, the moves."""
+    if _kernel is None:
+        raise RuntimeError("the playout kernel sniff._kernel is not built")
+    return _kernel.play_matches(
+        _VARIANT_INDEX[variant.name],
+        seats,
+        target,
+        0 if round_limit is None else round_limit,
+        tuple(int(p) for p in policies),
+        seeds,
+        bot_seeds,
+        record,
+    )
+
+
 __all__ = [
     "BACKEND",
     "DRAW_CODE",
@@ -736,6 +763,7 @@ __all__ = [
     "Policy",
     "Rollouts",
     "code_of",
+    "kernel_matches",
     "move_of",
     "playout",
     "python_playout",
