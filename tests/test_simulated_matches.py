@@ -14,7 +14,7 @@ import itertools
 import pytest
 
 from sniff import dealing
-from sniff.playout import KERNEL_AVAILABLE, _kernel, move_of
+from sniff.playout import KERNEL_AVAILABLE, move_of
 from sniff.simulated import (
     LIMIT,
     WON,
@@ -57,6 +57,8 @@ def assert_same(settings: MatchSettings, seeds: list[int]) -> list[PlayedMatch]:
 
 
 def test_kernel_deals_are_the_documented_dealers() -> None:
+    from sniff import _kernel
+
     for seed, round_index in ((0, 0), (1, 0), (0, 1), (2**64 - 1, 7), (12345, 40)):
         for seats in (2, 3, 4):
             tiles, lot = _kernel.deal(seed, round_index, seats)
@@ -118,24 +120,26 @@ def test_play_matches_chooses_its_backend() -> None:
 
 
 @pytest.mark.parametrize(
-    "bad",
+    ("bad", "why"),
     [
-        {"seats": 5, "bots": ("greedy",)},
-        {"seats": 2, "bots": ("rollout",)},
-        {"seats": 2, "bots": ()},
-        {"seats": 2, "bots": ("greedy",), "variant": "nope"},
-        {"seats": 2, "bots": ("greedy",), "round_limit": 0},
-        {"seats": 2, "bots": ("greedy",), "target": 0},
+        ({"seats": 5, "bots": ("greedy",)}, "played by"),
+        ({"seats": 2, "bots": ("rollout",)}, "bots"),
+        ({"seats": 2, "bots": ()}, "bots"),
+        ({"seats": 2, "bots": ("greedy",), "variant": "nope"}, "variant"),
+        ({"seats": 2, "bots": ("greedy",), "round_limit": 0}, "round limit"),
+        ({"seats": 2, "bots": ("greedy",), "target": 0}, "target"),
     ],
 )
-def test_settings_no_match_can_have_are_refused(bad: dict[str, object]) -> None:
-    with pytest.raises(ValueError):
+def test_settings_no_match_can_have_are_refused(bad: dict[str, object], why: str) -> None:
+    with pytest.raises(ValueError, match=why):
         MatchSettings(**bad)  # type: ignore[arg-type]
 
 
 def test_the_kernel_refuses_seeds_outside_the_generators_range() -> None:
     settings = MatchSettings(2, ("greedy",))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="seed"):
         kernel_matches(settings, [2**64])
+    from sniff import _kernel
+
     with pytest.raises(ValueError, match="bot seed"):
         _kernel.play_matches(0, 2, 250, 0, (0, 1), [1], [1], False)
