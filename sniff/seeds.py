@@ -7,8 +7,11 @@ caller derives them the same way, and docs/analysis.md (Seeds) states them:
 
 * `match_seed(seed, i)` = `seed + i`: match i of a run (`sniff record`,
   `sniff simulate`, `sniff demo`), and deal i of a tournament.
-* `bot_seed(seed, seat)` = `seed * 10 + seat`: the bot of seat `seat` in a
-  match seeded `seed` (every bot match, in process or through the service).
+* `bot_seed(seed, seat)`: the first 8 bytes, big-endian, of SHA-256 over the
+  UTF-8 text `sniff/bot/v1\\0{seed}\\0{seat}`: the bot of seat `seat` in a
+  match seeded `seed` (every bot match, in process, through the service or
+  in the kernel). A hash, so that it is a generator seed (below 2^64) for
+  every match seed, and the seats' generators are unrelated.
 * `rotation_bot_seed(seed, rotation, seat)` = `(seed * 16 + rotation * 4 +
   seat) mod 2^63`: the bot of seat `seat` in rotation `rotation` of a
   tournament deal seeded `seed`.
@@ -43,11 +46,10 @@ from typing import Final
 
 from sniff.dealing import check_seed
 
-BOT_SEEDS_PER_MATCH: Final = 10
-"""Seat i's bot is seeded `seed * 10 + i`: room for the four seats (and more)."""
 ROTATION_SEED_SPACE: Final = 2**63
 """A tournament's bot seeds wrap here (they grow with the match seed)."""
 DECISION_DOMAIN: Final = "sniff/analyze/v1"
+BOT_DOMAIN: Final = "sniff/bot/v1"
 SEAT_ENTROPY_DOMAIN: Final = b"sniff/seat-entropy/v1"
 ENTROPY_SIZE: Final = 32
 """Bytes of entropy each seat gives: as many as the hash's, so one honest seat is enough."""
@@ -63,8 +65,9 @@ def match_seed(seed: int, index: int) -> int:
 
 
 def bot_seed(seed: int, seat: int) -> int:
-    """The seed of the bot of `seat` in a match seeded `seed`."""
-    return seed * BOT_SEEDS_PER_MATCH + seat
+    """The seed of the bot of `seat` in a match seeded `seed` (0 <= result < 2**64, the
+    generator's seeds, whatever the match seed)."""
+    return _hash64(f"{BOT_DOMAIN}\0{seed}\0{seat}")
 
 
 def rotation_bot_seed(seed: int, rotation: int, seat: int) -> int:
@@ -76,8 +79,12 @@ def rotation_bot_seed(seed: int, rotation: int, seat: int) -> int:
 def decision_seed(seed: int, match_id: str, round_index: int, index: int) -> int:
     """The seed of one decision's rollouts: the same decision always gets the same, whichever
     worker analyses it and in whatever order."""
-    text = f"{DECISION_DOMAIN}\0{seed}\0{match_id}\0{round_index}\0{index}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
+    return _hash64(f"{DECISION_DOMAIN}\0{seed}\0{match_id}\0{round_index}\0{index}")
+
+
+def _hash64(text: str) -> int:
+    """The first 8 bytes, big-endian, of SHA-256 over `text` in UTF-8."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 def seat_entropy_seed(house_seed: int, entropies: Sequence[bytes]) -> int:

@@ -22,9 +22,21 @@ from sniff.seeds import (
 from tests.helpers import example_count
 
 
-def test_bot_seeds_are_ten_a_match_and_the_seat() -> None:
-    assert [bot_seed(7, seat) for seat in range(4)] == [70, 71, 72, 73]
-    assert bot_seed(0, 0) == 0
+def test_bot_seeds_are_the_bot_hash_written_in_the_docs() -> None:
+    # The first 8 bytes of SHA-256("sniff/bot/v1\0{seed}\0{seat}"): docs/simulate.md's vectors.
+    assert bot_seed(0, 0) == 8992256462536350346
+    assert [bot_seed(3, seat) for seat in range(3)] == [
+        9625767288050269810,
+        795439325761882660,
+        2423705536509708451,
+    ]
+    assert bot_seed(2**64 - 1, 3) == 4888046321984940478
+
+
+def test_bot_seeds_are_generator_seeds_for_every_match_seed() -> None:
+    for seed in (0, 1, 2**63, 2**64 - 1):
+        for seat in range(4):
+            assert 0 <= bot_seed(seed, seat) < 2**64
 
 
 def test_match_i_of_a_run_is_seeded_the_runs_seed_plus_i() -> None:
@@ -44,7 +56,11 @@ def test_decision_seeds_are_the_analyze_hash_written_in_the_docs() -> None:
 
 
 def test_a_bot_match_plays_the_bots_seeded_as_before() -> None:
-    players = [make_bot("greedy", 30), make_bot("random", 31), make_bot("greedy", 32)]
+    players = [
+        make_bot("greedy", 9625767288050269810),
+        make_bot("random", 795439325761882660),
+        make_bot("greedy", 2423705536509708451),
+    ]
     by_hand = play_match(Match(3, seed=3, round_limit=2), players)
     assert [type(p) for p in bot_players(3, ("greedy", "random"), 3)] == [type(p) for p in players]
     played = bot_match(3, 3, ("greedy", "random"), round_limit=2)
