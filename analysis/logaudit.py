@@ -5,10 +5,12 @@ A log audit trusts nothing the log says: it replays each match's events
 through the engine and compares each logged figure with the engine's
 (moves, draws, points, ends sums, round ends, deductions, scores, winner,
 sequence numbers), checks each event's link in the hash chain (docs/chain.md)
-and a head a player kept, opens the seed commitment with the revealed seed
-and salt, recomputes every seeded deal and lot (docs/dealing.md), and checks
-the typed summary tables against the events. Problems are reported as for
-record files (docs/records.md), with the kinds of docs/audit.md.
+and a head a player kept, checks the logged seed commitment against one a
+player was given at creation, opens it with the revealed seed and salt,
+checks the revealed secrets against those logged at creation, recomputes
+every seeded deal and lot (docs/dealing.md), and checks the typed summary
+tables against the events. Problems are reported as for record files
+(docs/records.md), with the kinds of docs/audit.md.
 
 It reads the log as every other command does (analysis.logquery): through
 the Query RPC of a live service, or a read-only open of the file.
@@ -28,6 +30,7 @@ from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
 from analysis.sqlfiles import named_queries
+from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
 from service.storage.replayer import RowEvent
 
@@ -71,6 +74,8 @@ class MatchWork:
     rows: list[Row]
     summary: dict[str, Any] | None
     heads: tuple[str, ...] = ()
+    commitments: tuple[str, ...] = ()
+    """Seed commitments seats were given at CreateMatch; the logged one must be each."""
     tables: bool = True
     """Check the typed tables (`summary`): a log's match has them, a bundle's has none."""
 
@@ -84,6 +89,7 @@ class Span:
     end: int
     summary: dict[str, Any] | None
     heads: tuple[str, ...]
+    commitments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +110,13 @@ class Chunk:
             columns = [self.table.column(i).to_pylist() for i in range(self.table.num_columns)]
             rows = list(zip(*columns, strict=True))
         return [
-            MatchWork(span.match_id, rows[span.start : span.end], span.summary, span.heads)
+            MatchWork(
+                span.match_id,
+                rows[span.start : span.end],
+                span.summary,
+                span.heads,
+                span.commitments,
+            )
             for span in self.spans
         ]
 
@@ -114,17 +126,27 @@ class Chunk:
 
 def parse_heads(values: Sequence[str]) -> dict[str, list[str]]:
     """`MATCH=HASH` pairs (a hash of 64 hex digits) by match; ValueError for a bad one."""
-    heads: dict[str, list[str]] = {}
+    return _parse_kept(values, "--head", "MATCH=HASH", "the chain_head a seat was given")
+
+
+def parse_commitments(values: Sequence[str]) -> dict[str, list[str]]:
+    """`MATCH=HEX` pairs (a seed commitment of 64 hex digits) by match; ValueError for a
+    bad one."""
+    return _parse_kept(
+        values, "--commitment", "MATCH=HEX", "the seed_commitment a seat was given at CreateMatch"
+    )
+
+
+def _parse_kept(values: Sequence[str], option: str, shape: str, what: str) -> dict[str, list[str]]:
+    """What seats kept, as `MATCH=` and 64 hex digits (lowercased), by match."""
+    kept: dict[str, list[str]] = {}
     for value in values:
         match_id, sep, digest = value.partition("=")
         digest = digest.strip().lower()
         if not sep or not match_id or chain.from_hex(digest) is None:
-            raise ValueError(
-                f"--head {value!r}: give MATCH=HASH, the hash as 64 hex digits "
-                "(the chain_head a seat was given)"
-            )
-        heads.setdefault(match_id, []).append(digest)
-    return heads
+            raise ValueError(f"{option} {value!r}: give {shape}, as 64 hex digits ({what})")
+        kept.setdefault(match_id, []).append(digest)
+    return kept
 
 
 def list_matches(source: LogSource, match_ids: Sequence[str] = ()) -> dict[str, int]:
@@ -152,9 +174,11 @@ def read_chunks(
     counts: Mapping[str, int],
     heads: Mapping[str, Sequence[str]],
     named: bool,
+    commitments: Mapping[str, Sequence[str]] | None = None,
 ) -> Iterator[Chunk]:
     """The matches of `counts` (in its order, match_id order) in chunks of about
-    MATCHES_PER_CHUNK, each with its summary and the heads kept for it."""
+    MATCHES_PER_CHUNK, each with its summary and the heads and commitments kept for it."""
+    given = commitments or {}
     summaries = {r["match_id"]: r for r in source.query(_sql("summaries")).to_pylist()}
     order = list(counts)
     wanted = set(order)
@@ -164,7 +188,14 @@ def read_chunks(
     position = 0  # the next match of `order` to place
 
     def span(match_id: str, start: int, end: int) -> Span:
-        return Span(match_id, start, end, summaries.get(match_id), tuple(heads.get(match_id, ())))
+        return Span(
+            match_id,
+            start,
+            end,
+            summaries.get(match_id),
+            tuple(heads.get(match_id, ())),
+            tuple(given.get(match_id, ())),
+        )
 
     def flush() -> Chunk:
         nonlocal pending, pending_rows, spans
@@ -250,6 +281,8 @@ def audit_log(
     match_ids: Sequence[str] = (),
     *,
     heads: Mapping[str, Sequence[str]] | None = None,
+    commitments: Mapping[str, Sequence[str]] | None = None,
+    tournaments: Mapping[str, str] | None = None,
     workers: int = 1,
     started: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
@@ -258,19 +291,34 @@ def audit_log(
     """Audit the log's matches (or the named ones, in the order named), one result each.
 
     `started(n)` is told how many matches there are before the first result;
-    `progress(k)` after each chunk of k matches. A head for a match the log
-    does not hold raises UnknownMatch like a named one.
+    `progress(k)` after each chunk of k matches. `heads` and `commitments` are
+    what seats kept (lowercase hex, as `parse_heads` and `parse_commitments`
+    give them); one for a match the log does not hold raises UnknownMatch like
+    a named one.
+
+    After the matches, one result a tournament says whether its deal seeds open
+    its commitment (analysis/tournament_audit.py): every tournament of the log
+    when no match is named, else those of `tournaments` (run id: the commitment
+    published before play, which the log's must be). A pinned tournament the
+    log does not hold raises UnknownTournament before the first result.
     """
     heads = dict(heads or {})
+    commitments = dict(commitments or {})
+    pins = dict(tournaments or {})
     named = list(dict.fromkeys(match_ids))
     with LogSource(db_path, tls_ca=tls_ca) as source:
         counts = list_matches(source, named)
-        if heads:
-            list_matches(source, list(heads))  # every head names a match of the log
+        kept = list(dict.fromkeys([*heads, *commitments]))
+        if kept:
+            list_matches(source, kept)  # every head and commitment names a match of the log
+        tournament_results = []
+        if pins or not named:
+            logged = tournament_matches(source)
+            tournament_results = check_tournaments(logged, pins, every=not named)
         if started is not None:
             started(len(counts))
         salvaged = salvaged_matches(source)
-        chunks = read_chunks(source, counts, heads, bool(named))
+        chunks = read_chunks(source, counts, heads, bool(named), commitments)
         audited = (
             [_with_salvages(r, salvaged) for r in results]
             for results in ordered_map(_audit_chunk, chunks, workers, preload=(__name__,))
@@ -280,6 +328,7 @@ def audit_log(
                 yield from results
                 if progress is not None:
                     progress(len(results))
+            yield from tournament_results
             return
         by_id: dict[str, AuditResult] = {}
         for results in audited:  # read in match_id order, reported in the order named
@@ -288,6 +337,13 @@ def audit_log(
                 progress(len(results))
         for match_id in named:
             yield by_id[match_id]
+        yield from tournament_results
+
+
+def tournament_matches(source: LogSource) -> list[TournamentMatch]:
+    """Every match of the log that a tournament logged under a commitment to its seeds."""
+    table = source.query(_sql("tournament_matches"))
+    return [TournamentMatch(**row) for row in table.to_pylist()]
 
 
 def salvaged_matches(source: LogSource) -> dict[str, list[str]]:
@@ -418,6 +474,13 @@ class _MatchAudit:
                         "the chain secret revealed at the end is not the one the match was"
                         " created with",
                     )
+                if end.get("seed_salt") != created.get("seed_salt"):
+                    self.problem(
+                        end_row,
+                        "reveal_mismatch",
+                        "the seed salt revealed at the end is not the one the match was"
+                        " created with",
+                    )
                 if end.get("seed") != created.get("seed"):
                     self.problem(
                         end_row,
@@ -427,6 +490,7 @@ class _MatchAudit:
                     )
         secrets = revealed or at_creation
         committed = created.get("seed_commitment")
+        self.check_given_commitments(committed)
         if committed is None:
             source = created.get("source")
             if source == "imported":
@@ -456,6 +520,21 @@ class _MatchAudit:
                 f" {str(committed)[:16]}… given when the match was created",
             )
         return secrets
+
+    def check_given_commitments(self, committed: object) -> None:
+        """The logged commitment must be the one each seat was given at CreateMatch: whoever
+        rewrites the salt and the commitment together (and rechains) is caught by it, without
+        a kept head."""
+        for given in self.work.commitments:
+            if committed == given:
+                continue
+            logged = "none" if committed is None else f"{str(committed)[:16]}…"
+            self.problem(
+                self.work.rows[0],
+                "commitment_mismatch",
+                f"the commitment {given[:16]}… a seat was given at creation is not the"
+                f" logged one ({logged}): the log was rewritten",
+            )
 
     def check_chain(self, secrets: chain.MatchSecrets | None) -> None:
         rows = self.work.rows

@@ -80,3 +80,20 @@ SELECT unnest(match_ids) AS match_id, CAST(salvaged_at AS VARCHAR) AS salvaged_a
        damaged_at, journal
 FROM salvages
 ORDER BY salvaged_at;
+
+-- name: tournament_matches
+-- Every match a tournament logged under a commitment to its deal seeds: its run id,
+-- the commitment and its deal's index (match_created), its deal's seed, and the salt
+-- revealed at its end (match_ended; null while none is logged). Seeds and deal indices
+-- as text: a seed may exceed BIGINT.
+SELECT
+    c.match_id,
+    c.detail->>'run_id'                AS run_id,
+    c.detail->>'tournament_commitment' AS commitment,
+    c.detail->>'tournament_deal'       AS deal,
+    c.detail->>'seed'                  AS seed,
+    e.detail->>'tournament_salt'       AS salt
+FROM events_all AS c
+LEFT JOIN events_all AS e ON e.match_id = c.match_id AND e.kind = 'match_ended'
+WHERE c.seq = 0 AND c.kind = 'match_created' AND c.detail->>'tournament_commitment' IS NOT NULL
+ORDER BY run_id, c.match_id;

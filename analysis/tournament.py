@@ -25,6 +25,12 @@ tiles, so they are correlated; deals are independent):
   finite; shown on the Elo scale (400 log10, mean 0), with a 95% interval
   from a bootstrap over deals seeded from the tournament's seed.
 
+Before its first deal a tournament commits to the seeds of all its deals
+(`SeedsCommitment`, sniff/seeds.py's `tournament_seeds_commitment`): each
+match logs the commitment and its deal's index in its match_created detail,
+and the salt that opens it in its match_ended detail, where the chain covers
+them; `sniff audit --db` opens it again (docs/dealing.md).
+
 Deals run in a process pool (analysis.parallel), in order, so the results
 and the logged events do not depend on the number of workers. Every match
 is logged as the service would (service.match_recorder.EventRecorder),
@@ -37,6 +43,7 @@ import hashlib
 import json
 import math
 import random
+import secrets
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -51,7 +58,12 @@ from service.match_recorder import EventRecorder
 from service.storage.events import EventRow, rows_to_arrow
 from sniff import make_bot
 from sniff.rules import team_of
-from sniff.seeds import match_seed, rotation_bot_seed
+from sniff.seeds import (
+    TOURNAMENT_SALT_SIZE,
+    match_seed,
+    rotation_bot_seed,
+    tournament_seeds_commitment,
+)
 
 DEALS_MAX = 5_000
 """Deals a tournament may have: its events are held in memory until the one transaction."""
@@ -118,6 +130,34 @@ class Settings:
 
 
 @dataclass(frozen=True, slots=True)
+class SeedsCommitment:
+    """The deal seeds a tournament binds itself to before it plays, and the salt that hides
+    them until it reveals it (docs/dealing.md)."""
+
+    salt: bytes
+    seeds: tuple[int, ...]
+
+    @classmethod
+    def new(cls, settings: Settings) -> SeedsCommitment:
+        """The seeds of the tournament's deals, in order, with a new random salt."""
+        seeds = tuple(match_seed(settings.seed, d) for d in range(settings.deals))
+        return cls(secrets.token_bytes(TOURNAMENT_SALT_SIZE), seeds)
+
+    @property
+    def commitment(self) -> bytes:
+        return tournament_seeds_commitment(self.salt, self.seeds)
+
+    def to_json(self) -> dict[str, Any]:
+        """The commitment and what opens it; seeds as decimal strings, which a reader whose
+        numbers are doubles reads exactly."""
+        return {
+            "commitment": self.commitment.hex(),
+            "salt": self.salt.hex(),
+            "seeds": [str(s) for s in self.seeds],
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Played:
     """One match of the tournament."""
 
@@ -146,10 +186,13 @@ def _side_seats(teams: Sequence[int]) -> list[int]:
     return list(first.values())
 
 
-def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRow]]:
-    """Every rotation of one deal, played and logged."""
+def play_deal(
+    settings: Settings, deal: int, committed: SeedsCommitment
+) -> tuple[list[Played], list[EventRow]]:
+    """Every rotation of one deal, played and logged under the tournament's commitment."""
     tid = settings.id
-    seed = match_seed(settings.seed, deal)
+    seed = committed.seeds[deal]
+    commitment = committed.commitment.hex()
     played: list[Played] = []
     rows: list[EventRow] = []
     for r, seated in enumerate(rotations(settings.bots, settings.seats)):
@@ -164,6 +207,9 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
             source="simulated",
             run_id=tid,
             players=list(seated),
+            tournament_commitment=commitment,
+            tournament_deal=deal,
+            ended={"tournament_salt": committed.salt.hex()},
         )
         bots = [make_bot(name, rotation_bot_seed(seed, r, s)) for s, name in enumerate(seated)]
         play_bots(recorder, bots)
@@ -184,12 +230,14 @@ def play_deal(settings: Settings, deal: int) -> tuple[list[Played], list[EventRo
     return played, rows
 
 
-def _play_chunk(job: tuple[Settings, list[int]]) -> tuple[list[Played], pa.Table]:
-    settings, deals = job
+def _play_chunk(
+    job: tuple[Settings, SeedsCommitment, list[int]],
+) -> tuple[list[Played], pa.Table]:
+    settings, committed, deals = job
     played: list[Played] = []
     rows: list[EventRow] = []
     for deal in deals:
-        p, r = play_deal(settings, deal)
+        p, r = play_deal(settings, deal, committed)
         played += p
         rows += r
     return played, rows_to_arrow(rows)
@@ -200,11 +248,17 @@ def play(
     *,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    committed: SeedsCommitment | None = None,
 ) -> tuple[list[Played], pa.Table]:
-    """Every match of the tournament, in deal then rotation order, and their events."""
+    """Every match of the tournament, in deal then rotation order, and their events, logged
+    under `committed` (a new commitment when none is given: the caller who publishes it
+    before play makes it first)."""
     settings.check()
+    committed = committed or SeedsCommitment.new(settings)
+    if len(committed.seeds) != settings.deals:
+        raise ValueError(f"the commitment holds {len(committed.seeds)} seeds, not {settings.deals}")
     size = 1 if "rollout" in settings.bots else 8
-    jobs = ((settings, chunk) for chunk in chunked(range(settings.deals), size))
+    jobs = ((settings, committed, chunk) for chunk in chunked(range(settings.deals), size))
     played: list[Played] = []
     tables: list[pa.Table] = []
     for p, table in ordered_map(_play_chunk, jobs, workers, preload=(__name__,)):
@@ -334,6 +388,8 @@ class Report:
     matches: int
     bots: list[dict[str, Any]] = field(default_factory=list)
     head_to_head: list[dict[str, Any]] = field(default_factory=list)
+    committed: SeedsCommitment | None = None
+    """The commitment to the deal seeds, revealed here (and in the log)."""
 
     def to_json(self) -> dict[str, Any]:
         s = self.settings
@@ -350,6 +406,7 @@ class Report:
             "target": s.target,
             "results": self.bots,
             "head_to_head": self.head_to_head,
+            "seed_commitment": None if self.committed is None else self.committed.to_json(),
         }
 
 
@@ -366,8 +423,11 @@ def _interval_json(iv: Interval) -> dict[str, Any]:
     }
 
 
-def report(settings: Settings, played: Sequence[Played]) -> Report:
-    """Per-bot net results, head-to-head margins and ratings, all clustered by deal."""
+def report(
+    settings: Settings, played: Sequence[Played], committed: SeedsCommitment | None = None
+) -> Report:
+    """Per-bot net results, head-to-head margins and ratings, all clustered by deal; and the
+    reveal of `committed`."""
     bots = settings.bots
     deals = _by_deal(played)
     keys = sorted(deals)
@@ -380,7 +440,7 @@ def report(settings: Settings, played: Sequence[Played]) -> Report:
         fitted = bradley_terry([r for pairs in sample for r in pairs], len(bots), 200)
         for i, x in enumerate(fitted):
             boot[i].append(x)
-    out = Report(settings, len(played))
+    out = Report(settings, len(played), committed=committed)
     for i, bot in enumerate(bots):
         values = [v for d in keys if (v := bot_values(deals[d], bot)) is not None]
         row: dict[str, Any] = {"bot": bot, **_interval_json(mean_interval(values))}

@@ -69,6 +69,10 @@ from service.storage import find_owner
 from sniff import Match, Move, Phase, RandomBot, view
 
 AIM_P50_RATIO = 1.5
+SIGNED = "signed on disk"
+"""The server that signs checkpoints and tree heads (--sign), beside the one that does not."""
+AIM_SIGNED_RATIO = 0.05
+"""Signing may cost ApplyMove at most 5% of p50 and of 8-client throughput."""
 AIM_THROUGHPUT_RATIO = 0.70
 CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one connection per client
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -80,7 +84,11 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 class NullLog:
     """Stands in for the event log: accepts every append at once and keeps nothing."""
 
-    def append(self, events: Sequence[object], facts: object = None) -> None:
+    signer = None  # signs nothing
+
+    def append(
+        self, events: Sequence[object], facts: object = None, checkpoints: object = ()
+    ) -> None:
         pass
 
     def events_by_match(self, unfinished_only: bool = False) -> Iterator[Any]:
@@ -129,17 +137,26 @@ class Server:
 
 
 def start_server(
-    label: str, workdir: Path, db_path: str | None, timeout: float = 60.0, sync: bool = True
+    label: str,
+    workdir: Path,
+    db_path: str | None,
+    timeout: float = 60.0,
+    sync: bool = True,
+    key_file: Path | None = None,
 ) -> Server:
     """Start a server subprocess on an ephemeral 127.0.0.1 port; return once health is SERVING.
 
-    With `db_path` it is the real `serve()` (`sync=False`: `sniff serve --no-fsync`);
-    without, the no-log variant.
+    With `db_path` it is the real `serve()` (`sync=False`: `sniff serve --no-fsync`;
+    `key_file`: `sniff serve --signing-key-file`); without, the no-log variant.
     """
     if db_path is not None:
+        signer = "None"
+        if key_file is not None:
+            signer = f"load_signing_key(Path({str(key_file)!r}))"
         code = (
-            "import sys; from service.rpc.server import serve; "
-            f"sys.exit(serve('127.0.0.1:0', {db_path!r}, sync={sync!r}))"
+            "import sys; from pathlib import Path; from service.rpc.server import serve; "
+            "from service.evidence.keys import load_signing_key; "
+            f"sys.exit(serve('127.0.0.1:0', {db_path!r}, sync={sync!r}, signer={signer}))"
         )
         cmd = [sys.executable, "-c", code]
     else:
@@ -512,6 +529,8 @@ class Options:
     seconds: float
     empty_calls: int
     breakdown: bool
+    key_file: Path | None = None
+    """With one: a server that signs (`sniff serve --signing-key-file`) runs too."""
 
 
 @dataclass
@@ -566,6 +585,8 @@ def one_run(opts: Options, workdir: Path, run: int) -> RunResult:
         ("log on disk", str(workdir / "bench.duckdb")),
         ("disk no fsync", str(workdir / "bench-nofsync.duckdb")),
     ]
+    if opts.key_file is not None:
+        variants.insert(1, (SIGNED, str(workdir / "bench-signed.duckdb")))
     if opts.breakdown:
         variants.append(("no log", None))
         shm = Path("/dev/shm")
@@ -577,7 +598,13 @@ def one_run(opts: Options, workdir: Path, run: int) -> RunResult:
             if db == "shm":
                 shm_dir = tempfile.TemporaryDirectory(dir="/dev/shm", prefix="bench-sniff-")
                 db = str(Path(shm_dir.name) / "bench.duckdb")
-            server = start_server(label, workdir, db, sync=label != "disk no fsync")
+            server = start_server(
+                label,
+                workdir,
+                db,
+                sync=label != "disk no fsync",
+                key_file=opts.key_file if label == SIGNED else None,
+            )
             acked = 0
             try:
                 acked = load_server(
@@ -794,6 +821,25 @@ def summarize(opts: Options, runs: list[RunResult]) -> bool:
         f"  throughput(Apply)/throughput(empty), {hi} clients: {med(tp_ratio):>18}   "
         f"(aim >= {AIM_THROUGHPUT_RATIO})"
     )
+    if SIGNED in labels:
+        signed_p50 = []
+        for r in runs:
+            a, b = ph(r, SIGNED, "apply", 1), ph(r, main, "apply", 1)
+            if a is not None and b is not None and a.calls and b.calls:
+                signed_p50.append(a.p50 / b.p50)
+        signed_tp = []
+        for r in runs:
+            a, b = ph(r, SIGNED, "apply", hi), ph(r, main, "apply", hi)
+            if a is not None and b is not None and a.calls and b.calls:
+                signed_tp.append(a.rate / b.rate)
+        print(
+            f"  signing: p50(Apply, signed)/p50(Apply, unsigned), 1 client: {med(signed_p50):>14}"
+            f"   (aim <= {1 + AIM_SIGNED_RATIO})"
+        )
+        print(
+            f"  signing: throughput(Apply) signed/unsigned, {hi} clients:    {med(signed_tp):>14}"
+            f"   (aim >= {1 - AIM_SIGNED_RATIO})"
+        )
     for label in labels[1:]:
         if 1 in opts.clients:
             r1 = ratios(label, "apply", 1, "empty", 1, lambda p: p.p50)
@@ -883,6 +929,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.5,
         help="gRPC deadline of each heavy query in --query-load (seconds)",
     )
+    p.add_argument(
+        "--signing-key-file",
+        type=Path,
+        default=None,
+        help="also run a server that signs with this key (sniff keygen), in the same run",
+    )
+    p.add_argument(
+        "--sign",
+        action="store_true",
+        help="as --signing-key-file, with a key made for the run",
+    )
     p.add_argument("--serve-null-log", metavar="ADDRESS", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve_null_log:
@@ -899,6 +956,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         opts.matches, opts.target, opts.empty_calls = 1, args.target or 30, 200
         opts.seconds = min(opts.seconds, 20.0)
+    opts.key_file = args.signing_key_file
     if not opts.clients or min(opts.clients) < 1:
         p.error("--clients needs positive counts")
     print(
@@ -919,6 +977,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if summarize_query_load(loads) else 1
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-sniff-") as tmp:
+        if args.sign and opts.key_file is None:
+            from service.evidence.keys import generate_key_files
+
+            opts.key_file = Path(tmp) / "bench.key"
+            generate_key_files(opts.key_file)
         for run in range(args.runs):
             print(f"\nrun {run + 1}:", flush=True)
             workdir = Path(tmp) / f"run-{run}"

@@ -80,3 +80,29 @@ class BadPlacement(ServiceError):
 
 class UndecodableRequest(ServiceError):
     """The bytes of a request are not the message its method takes."""
+
+
+class AwaitingEntropy(ServiceError):
+    """A match created with seat entropy is not dealt until every seat has given its own:
+    no deal, move or list of moves before then."""
+
+    def __init__(self, missing: tuple[int, ...]) -> None:
+        seats = ", ".join(str(s) for s in missing)
+        noun = "seat" if len(missing) == 1 else "seats"
+        super().__init__(
+            f"the match is waiting for the entropy of {noun} {seats} (ContributeEntropy):"
+            " its first round is dealt once every seat has given its own"
+        )
+        self.missing = missing
+
+
+class EntropyNotWanted(ServiceError):
+    """Entropy given to a match created without seat entropy, or already dealt."""
+
+
+class EntropyAlreadyGiven(ServiceError):
+    """A seat gives entropy a second time, and not the same bytes as the first."""
+
+
+class NotSigning(ServiceError):
+    """A call about signed evidence to a service started without a signing key."""

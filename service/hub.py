@@ -31,14 +31,21 @@ from typing import TYPE_CHECKING, Any
 
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 from service.errors import (
+    AwaitingEntropy,
     BadArgument,
+    EntropyAlreadyGiven,
+    EntropyNotWanted,
     Forbidden,
     LimitReached,
     MatchNotFound,
     MissingToken,
+    NotSigning,
     RecoveryError,
     StaleMoveCount,
 )
+from service.evidence.keys import SigningKey
+from service.evidence.proofs import ConsistencyProof, InclusionProof
+from service.evidence.signed import Checkpoint, TreeHead
 from service.match_events import action_events, created_event, deal_event
 from service.rpc.bounds import MATCH_ID
 from service.storage import replayer
@@ -47,6 +54,7 @@ from service.storage.events import LogEvent
 from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
+from service.storage.tree import read_tree
 from sniff import (
     ActionResult,
     CountedEnd,
@@ -63,6 +71,7 @@ from sniff.dealing import DEALING_VERSION
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.facts import FactsRows
 from sniff.rules import winning_seats
+from sniff.seeds import ENTROPY_SIZE, seat_entropy_seed
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
 
@@ -104,8 +113,13 @@ class ApplyOutcome:
     remaining_hands: tuple[tuple[Tile, ...], ...] | None
     chain_head: bytes | None = None
     """The hash of the last event this action wrote, when it ended a round or the match."""
+    chain_head_seq: int | None = None
+    """The sequence number of the event `chain_head` is the hash of, so a seat can say which
+    event its head names (as GetScores, GetState and WatchMatch do)."""
     revealed: MatchSecrets | None = None
     """The match's secrets, revealed when this action ended the match."""
+    checkpoint: Checkpoint | None = None
+    """The log's signed checkpoint of `chain_head`, when it has a signing key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +135,11 @@ class Proof:
     head: bytes | None
     head_seq: int | None
     revealed: MatchSecrets | None
+    entropy_seats: tuple[int, ...] | None = None
+    """For a match created with seat entropy, the seats that have given theirs (every seat
+    once the first round is dealt); None for any other match."""
+    checkpoint: Checkpoint | None = None
+    """The log's signed checkpoint of `head`, when it has a signing key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +148,8 @@ class Logged:
 
     event: LogEvent
     move_count: int
+    checkpoint: Checkpoint | None = None
+    """Of a round or match end, when the log signs: the checkpoint of its hash."""
 
 
 @dataclass(slots=True)
@@ -146,6 +167,33 @@ class LiveMatch:
     """Per applied action, by move number: (seat, notation, outcome)."""
     secrets: MatchSecrets | None = None
     """Seed, salt and chain secret; None for a match begun before the chain existed."""
+    seat_entropy: bool = False
+    """Created with seat entropy: its first round waits for every seat's (docs/dealing.md)."""
+    contributions: dict[int, bytes] = field(default_factory=dict)
+    """The entropy given by each seat so far, before the first deal. Kept in memory only:
+    after a restart the seats give theirs again (docs/service.md)."""
+
+    def missing_entropy(self) -> tuple[int, ...]:
+        """The seats whose entropy the first deal still waits for (none once it is dealt)."""
+        if not self.seat_entropy or self.match.history:
+            return ()
+        return tuple(s for s in range(self.match.seats) if s not in self.contributions)
+
+    def check_dealt(self) -> None:
+        """Raise AwaitingEntropy while the first deal waits for a seat's entropy."""
+        missing = self.missing_entropy()
+        if missing:
+            raise AwaitingEntropy(missing)
+
+    def logged_entropy(self) -> list[bytes] | None:
+        """The entropy the first deal's event logs, once it is dealt."""
+        first = next((e.event for e in self.events if e.event.kind == "round_dealt"), None)
+        if first is None:
+            return None
+        try:
+            return replayer.logged_entropy(first.detail or {}, self.match.seats)
+        except ValueError:
+            return None
 
     def seal(self, events: list[LogEvent]) -> list[LogEvent]:
         """The events with their links in the match's hash chain (docs/chain.md).
@@ -171,11 +219,17 @@ class LiveMatch:
         over = bool(self.events) and self.events[-1].event.kind == "match_ended"
         if self.secrets is None and not over:
             head = None  # a legacy chain has no secret: its head is given once nothing is hidden
+        entropy_seats = None
+        if self.seat_entropy:
+            seats = range(self.match.seats)
+            entropy_seats = tuple(seats if self.match.history else sorted(self.contributions))
         return Proof(
             None if self.secrets is None else self.secrets.commitment,
             None if head is None else head.event.hash,
             None if head is None else head.event.seq,
             self.secrets if over else None,
+            entropy_seats,
+            None if head is None else head.checkpoint,
         )
 
     def role(self, token: str) -> int:
@@ -199,6 +253,19 @@ class Created:
     observer_token: str
     match: Match
     seed_commitment: bytes | None
+    seat_entropy: bool = False
+    """The first round waits for every seat's entropy (ContributeEntropy)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Contributed:
+    """What a ContributeEntropy reply says."""
+
+    seat: int
+    entropy_seats: tuple[int, ...]
+    """The seats that have given their entropy, this one included."""
+    dealt: tuple[int, LeaderChoice] | None
+    """The first round's leader and how it was chosen, once every seat has given its own."""
 
 
 class Hub:
@@ -258,11 +325,18 @@ class Hub:
         deal: Deal | None = None,
         variant: Variant = AMERICAN,
         round_limit: int | None = None,
+        seat_entropy: bool = False,
     ) -> Created:
-        """A new match with its first round dealt, durable before it is returned.
+        """A new match with its first round dealt, durable before it is returned; with
+        `seat_entropy`, undealt: its first deal waits for every seat's entropy (`contribute`).
 
         Raises LimitReached when `max_live_matches` matches are in play.
         """
+        if seat_entropy and deal is not None:
+            raise BadArgument(
+                "seat_entropy",
+                "seat_entropy: a match with seat entropy is dealt from it, not by first_deal",
+            )
         if seed is None:
             seed = secrets.randbits(63)
         match = Match(
@@ -273,7 +347,8 @@ class Hub:
             round_limit=round_limit,
             auto_deal=False,
         )
-        match.deal(deal)
+        if not seat_entropy:
+            match.deal(deal)
         with self._registry_lock:
             if len(self._in_play) + self._creating >= self.max_live_matches:
                 raise LimitReached(
@@ -283,19 +358,22 @@ class Hub:
                 )
             self._creating += 1
         try:
-            return self._create(match, seed, deal is not None)
+            return self._create(match, seed, deal is not None, seat_entropy)
         finally:
             with self._registry_lock:
                 self._creating -= 1
 
-    def _create(self, match: Match, seed: int, explicit: bool) -> Created:
+    def _create(self, match: Match, seed: int, explicit: bool, seat_entropy: bool) -> Created:
         seats = match.seats
         match_id = secrets.token_hex(8)
         seat_tokens = tuple(secrets.token_urlsafe(24) for _ in range(seats))
         observer = secrets.token_urlsafe(24)
         digests = tuple(_digest(t) for t in (*seat_tokens, observer))
-        live = LiveMatch(match_id, match, digests, secrets=MatchSecrets.new(seed))
+        live = LiveMatch(
+            match_id, match, digests, secrets=MatchSecrets.new(seed), seat_entropy=seat_entropy
+        )
         assert live.secrets is not None
+        marked = {"seat_entropy": True} if seat_entropy else {}
         created = created_event(
             match_id,
             match,
@@ -304,14 +382,78 @@ class Hub:
             variant=match.variant.name,
             round_limit=match.round_limit,
             dealing=DEALING_VERSION,
+            **marked,
         )
-        events = live.seal([created, deal_event(live.match_id, 1, live.match, explicit)])
+        first = [] if seat_entropy else [deal_event(live.match_id, 1, live.match, explicit)]
+        events = live.seal([created, *first])
         self.log.append(events)
         live.events.extend([Logged(e, 0) for e in events])
         with self._registry_lock:
             self._matches[match_id] = live
             self._in_play.add(match_id)
-        return Created(match_id, seat_tokens, observer, match, live.secrets.commitment)
+        return Created(
+            match_id, seat_tokens, observer, match, live.secrets.commitment, seat_entropy
+        )
+
+    def contribute(self, match_id: str, token: str, entropy: bytes) -> Contributed:
+        """Take one seat's entropy for the match's first deal; the last seat's deals it.
+
+        Each seat gives its own, with its own token, once: the same bytes again
+        get the same answer (a retry, also after the deal), other bytes are
+        refused. The deal is durable before the last seat is answered; until
+        then the entropy is held in memory only.
+        """
+        if len(entropy) != ENTROPY_SIZE:
+            raise BadArgument("entropy", f"entropy: give {ENTROPY_SIZE} bytes, not {len(entropy)}")
+        live, role = self.authorize(match_id, token)
+        if role == OBSERVER:
+            raise Forbidden("the observer gives no entropy: each seat gives its own")
+        with live.lock:
+            match = live.match
+            if not live.seat_entropy:
+                raise EntropyNotWanted("the match was created without seat entropy")
+            if match.history:
+                logged = live.logged_entropy()
+                if logged is not None and logged[role] == entropy:  # a retry, answered again
+                    first = match.history[0]
+                    dealt = (first.deal.leader, first.leader_choice)
+                    return Contributed(role, tuple(range(match.seats)), dealt)
+                raise EntropyNotWanted(
+                    "the match's first round is already dealt: entropy is given before it"
+                )
+            given = live.contributions.get(role)
+            if given is not None and given != entropy:
+                raise EntropyAlreadyGiven(
+                    f"seat {role} has already given other entropy: each seat gives it once"
+                )
+            contributions = {**live.contributions, role: bytes(entropy)}
+            if len(contributions) < match.seats:
+                live.contributions = contributions
+                return Contributed(role, tuple(sorted(contributions)), None)
+            return self._deal_first(live, role, contributions)
+
+    def _deal_first(
+        self, live: LiveMatch, role: int, contributions: dict[int, bytes]
+    ) -> Contributed:
+        """Deal the first round from the seed the house's and every seat's entropy make; the
+        contributions are kept only once the deal is durable."""
+        match = live.match
+        assert live.secrets is not None
+        assert live.secrets.seed is not None
+        entropies = [contributions[s] for s in range(match.seats)]
+        match.seed = seat_entropy_seed(live.secrets.seed, entropies)
+        match.deal(None)
+        (event,) = live.seal([deal_event(live.match_id, len(live.events), match, False, entropies)])
+        try:
+            self.log.append([event])
+        except BaseException:
+            self._rebuild(live)  # undealt again, under the house's seed
+            raise
+        live.contributions = contributions
+        live.events.append(Logged(event, match.move_count))
+        self._notify(live)
+        log = match.history[-1]
+        return Contributed(role, tuple(range(match.seats)), (log.deal.leader, log.leader_choice))
 
     def deal(self, match_id: str, token: str, deal: Deal | None) -> tuple[int, int, LeaderChoice]:
         """Start the next round; an explicit deal needs the observer token."""
@@ -319,6 +461,7 @@ class Hub:
         if deal is not None and role != OBSERVER:
             raise Forbidden("only the observer token may give an explicit deal")
         with live.lock:
+            live.check_dealt()
             match = live.match
             match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
             (event,) = live.seal(
@@ -342,6 +485,7 @@ class Hub:
         if role not in (seat, OBSERVER):
             raise Forbidden(f"this token may not see seat {seat}'s moves")
         with live.lock:
+            live.check_dealt()
             match = live.match
             if match.phase is not Phase.PLAYING or match.turn != seat:
                 return []
@@ -358,6 +502,7 @@ class Hub:
             raise Forbidden(f"{who} may not move for seat {seat}")
         notation = str(move)
         with live.lock:
+            live.check_dealt()
             match = live.match
             if expected_move_count != match.move_count:
                 if expected_move_count < match.move_count:
@@ -380,13 +525,14 @@ class Hub:
                 ) from None
             events = live.seal(self._action_events(live, outcome))
             facts = self._ended_facts(live) if outcome.result.match_over else None
+            logged = self._logged(events, outcome.move_count)
             try:
-                self.log.append(events, facts)
+                self.log.append(events, facts, [i.checkpoint for i in logged if i.checkpoint])
             except BaseException:
                 self._rebuild(live)
                 raise
-            live.events.extend([Logged(e, outcome.move_count) for e in events])
-            outcome = self._with_head(live, outcome, events[-1])
+            live.events.extend(logged)
+            outcome = self._with_head(live, outcome, logged[-1])
             self._notify(live)
         if outcome.result.match_over:
             with self._registry_lock:
@@ -394,16 +540,38 @@ class Hub:
             self._retire(match_id)
         return outcome
 
+    def _logged(self, events: list[LogEvent], move_count: int) -> list[Logged]:
+        """Events as kept in memory, a round or match end with its checkpoint when the log
+        signs: the one signature a move may cost, and only a move that ends a round."""
+        key = self.log.signer
+        return [
+            Logged(
+                e,
+                move_count,
+                None
+                if key is None or e.hash is None or e.kind not in ("round_ended", "match_ended")
+                else Checkpoint.sign(key, e.match_id, e.seq, e.hash.hex()),
+            )
+            for e in events
+        ]
+
     @staticmethod
-    def _with_head(live: LiveMatch, outcome: ApplyOutcome, last: LogEvent) -> ApplyOutcome:
-        """The outcome with the chain's head (and the reveal) when it ended a round or the match;
-        kept so that a retry gets it too."""
+    def _with_head(live: LiveMatch, outcome: ApplyOutcome, logged: Logged) -> ApplyOutcome:
+        """The outcome with the chain's head (its checkpoint, and the reveal) when it ended a
+        round or the match; kept so that a retry gets it too."""
+        last = logged.event
         if last.kind not in ("round_ended", "match_ended"):
             return outcome
         if live.secrets is None and last.kind != "match_ended":
             return outcome  # an unkeyed (legacy) head could be tested against guesses
         revealed = live.secrets if last.kind == "match_ended" else None
-        outcome = replace(outcome, chain_head=last.hash, revealed=revealed)
+        outcome = replace(
+            outcome,
+            chain_head=last.hash,
+            chain_head_seq=last.seq,
+            revealed=revealed,
+            checkpoint=logged.checkpoint,
+        )
         seat, notation, _ = live.outcomes[-1]
         live.outcomes[-1] = (seat, notation, outcome)
         return outcome
@@ -488,9 +656,15 @@ class Hub:
 
     # -- reading -----------------------------------------------------------
 
-    def state(self, match_id: str, token: str) -> tuple[SeatView, LeaderChoice | None, Proof]:
+    def state(
+        self, match_id: str, token: str, *, analysis: bool = False
+    ) -> tuple[SeatView, LeaderChoice | None, Proof]:
+        """The match as `token` may see it; `analysis`: refused (AwaitingEntropy) while the
+        first deal waits for entropy, since there is then no position to analyse."""
         live, role = self.authorize(match_id, token)
         with live.lock:
+            if analysis:
+                live.check_dealt()
             match = live.match
             choice = match.history[-1].leader_choice if match.history else None
             return view(match, None if role == OBSERVER else role), choice, live.proof()
@@ -501,7 +675,7 @@ class Hub:
         Refused like a move out of place: the observer has no view of its own
         to analyse (Forbidden), and only the seat to play has a decision.
         """
-        v, _, _ = self.state(match_id, token)
+        v, _, _ = self.state(match_id, token, analysis=True)
         if v.viewer is None:
             raise Forbidden(
                 "an analysis is made from one seat's view: use the token of the seat to play"
@@ -527,6 +701,30 @@ class Hub:
             return self.log.import_matches(table, verify=True, facts=facts)
         except (TypeError, ValueError, pa.ArrowException) as exc:
             raise BadImport(f"the events cannot be stored: {exc}") from None
+
+    # -- signed evidence (docs/evidence.md) ----------------------------------
+
+    def _signer(self) -> SigningKey:
+        key = self.log.signer
+        if key is None:
+            raise NotSigning("this service signs nothing: it was started without a signing key")
+        return key
+
+    def log_key(self) -> tuple[SigningKey, TreeHead | None]:
+        """The signing key and the latest tree head it signed (None before any)."""
+        key = self._signer()
+        return key, read_tree(self.log.query).latest(key.log_id)
+
+    def inclusion(self, match_id: str) -> InclusionProof:
+        """The inclusion proof of a finished match in the latest signed tree head (NotInTree
+        when it has no leaf, or none such a head covers yet)."""
+        key = self._signer()
+        return read_tree(self.log.query).inclusion(match_id, key.log_id)
+
+    def consistency(self, old_size: int, new_size: int | None) -> ConsistencyProof:
+        """The consistency proof between two of this key's signed tree heads."""
+        key = self._signer()
+        return read_tree(self.log.query).consistency(old_size, new_size, key.log_id)
 
     @staticmethod
     def listen(live: LiveMatch, callback: Callable[[], None]) -> None:
@@ -605,7 +803,7 @@ class Hub:
 
     def _replayed(self, match_id: str, events: list[LogEvent]) -> LiveMatch:
         live = LiveMatch(match_id, Match(2, auto_deal=False), ())
-        live.events = [Logged(e, 0) for e in events]
+        live.events = self._logged(events, 0)
         self._rebuild(live)
         return live
 
@@ -613,6 +811,7 @@ class Hub:
         """Replace a match's state by a replay of its durable events (after a restart or a
         failed write), so memory never holds an action the log does not."""
         events = [item.event for item in live.events]
+        kept = live.events
         if not events or events[0].kind != "match_created":
             raise RecoveryError(f"match {live.match_id}: the log does not start with its creation")
         d: dict[str, Any] = dict(events[0].detail or {})
@@ -624,11 +823,18 @@ class Hub:
                     live.match = step.match
                     live.token_digests = tuple(d["token_sha256"])
                     live.secrets = MatchSecrets.from_detail(d)
+                    live.seat_entropy = d.get("seat_entropy") is True
                 elif isinstance(step, replayer.Acted):
                     self._record(live, step.result, step.round_index, step.action_index)
                 elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:
-                    self._with_head(live, live.outcomes[-1][2], events[step.position])
-                rebuilt.append(Logged(events[step.position], live.match.move_count))
+                    self._with_head(live, live.outcomes[-1][2], kept[step.position])
+                rebuilt.append(
+                    Logged(
+                        events[step.position],
+                        live.match.move_count,
+                        kept[step.position].checkpoint,
+                    )
+                )
         except replayer.ReplayMismatch as e:
             raise RecoveryError(_recovery_message(live.match_id, events, e)) from None
         live.events = rebuilt

@@ -10,7 +10,7 @@ sealing them into the hash chain is `service/storage/chain.py`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.storage.chain import MatchSecrets
@@ -40,9 +40,13 @@ def created_event(match_id: str, match: Match, secrets: MatchSecrets, **settings
     )
 
 
-def deal_content(match: Match, explicit: bool) -> EventContent:
+def deal_content(
+    match: Match, explicit: bool, seat_entropy: Sequence[bytes] | None = None
+) -> EventContent:
     """The `round_dealt` content of the match's current round (just dealt): LogEvent.round_dealt's
-    detail and how the deal was made, one event, not two."""
+    detail and how the deal was made, one event, not two; for the first deal of a match with
+    seat entropy, the entropy each seat gave (in seat order), so that its seed can be derived
+    again (docs/dealing.md)."""
     log = match.history[-1]
     deal = log.deal
     leader = int(deal.leader)  # a plain int even from a record built in code
@@ -53,6 +57,8 @@ def deal_content(match: Match, explicit: bool) -> EventContent:
         "leader_choice": log.leader_choice.value,
         "dealt_by": "request" if explicit else "seed",
     }
+    if seat_entropy is not None:
+        detail["seat_entropy"] = [bytes(e).hex() for e in seat_entropy]
     return ("round_dealt", match.round_index, None, leader, None, None, None, None, detail)
 
 
@@ -102,9 +108,15 @@ def match_ended_event(
     )
 
 
-def deal_event(match_id: str, seq: int, match: Match, explicit: bool) -> LogEvent:
+def deal_event(
+    match_id: str,
+    seq: int,
+    match: Match,
+    explicit: bool,
+    seat_entropy: Sequence[bytes] | None = None,
+) -> LogEvent:
     """The `round_dealt` event of the match's current round (just dealt)."""
-    return as_event(match_id, seq, deal_content(match, explicit))
+    return as_event(match_id, seq, deal_content(match, explicit, seat_entropy))
 
 
 def action_events(

@@ -19,7 +19,7 @@ to store them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.match_events import (
@@ -58,12 +58,15 @@ class EventRecorder:
         round_limit: int | None = None,
         secrets: MatchSecrets | None = None,
         first_deal: bool = True,
+        ended: Mapping[str, Any] | None = None,
         **settings: Any,
     ) -> None:
-        """`settings` go into the match_created detail (source, run_id, players, ...);
+        """`settings` go into the match_created detail (source, run_id, players, ...), and
+        `ended` into the match_ended one, beside the reveal (a tournament's salt);
         `first_deal=False` leaves the first deal to the caller (who deals the match itself
         and calls `dealt`, or calls `deal`)."""
         self.match_id = match_id
+        self._ended = dict(ended or {})
         self.match = Match(
             seats,
             seed=seed,
@@ -161,5 +164,5 @@ class EventRecorder:
         if end is not None:
             rows.append(chain.row(len(rows), round_ended_content(match, end, round_index)))
         if result.match_over:
-            reveal = self.secrets.revealed_detail()
+            reveal = {**self.secrets.revealed_detail(), **self._ended}
             self._add_event(match_ended_event(self.match_id, len(self), match, result, reveal))

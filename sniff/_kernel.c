@@ -47,9 +47,11 @@ enum { P_RANDOM = 0, P_GREEDY = 1 };
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CTZ32(x) __builtin_ctz(x)
+#define CLZ32(x) __builtin_clz(x)
 #define CTZ64(x) __builtin_ctzll(x)
 #else
 static int CTZ32(uint32_t x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
+static int CLZ32(uint32_t x) { int n = 0; while (!(x & 0x80000000u)) { x <<= 1; n++; } return n; }
 static int CTZ64(uint64_t x) { int n = 0; while (!(x & 1u)) { x >>= 1; n++; } return n; }
 #endif
 
@@ -62,6 +64,7 @@ static int8_t SLOT_VALUE[NSLOT];
 static int16_t PLAIN[NT * 64];
 static int16_t RULE_TABLE[MAX_RULES][NT * 64];
 static uint8_t RULE_STUBS[MAX_RULES];
+static uint8_t RULE_ORIENT[MAX_RULES]; /* 1 cross, 2 inline */
 
 typedef struct {
     int nrules;
@@ -312,6 +315,22 @@ static int moves_for(const Layout *L, const VariantSpec *V, uint32_t hand, int32
 
 /* -- the round (match.py's apply, for one round) ----------------------------------- */
 
+/* A Sniff decision as the facts note it (facts.RoundRecorder.before). */
+typedef struct {
+    int seat, index, dbl;
+} Decision;
+
+/* A round's facts as sniff.facts.RoundRecorder follows them, action by action. At most one
+ * decision a placement, so NT + 1 is room enough. */
+typedef struct {
+    int index; /* placements so far */
+    int maker, sniff_index, dbl, orient, covered_after;
+    int sniff_points, sniff_points_maker_side;
+    int points[MAX_SEATS], placements[MAX_SEATS], scoring[MAX_SEATS];
+    int ndec;
+    Decision dec[NT + 1];
+} Facts;
+
 typedef struct {
     Layout L;
     uint32_t hands[MAX_SEATS];
@@ -361,10 +380,15 @@ static void round_over(State *S, Result *R, int finisher) {
     R->finisher = finisher;
 }
 
-/* Play the round out from S (changed in place). `first` is a legal move code made first,
- * or -1. Returns 0, or -1 when the action limit is passed (a state no round can be in). */
-static int play(State *S, const uint8_t *policies, Rng *rng, int32_t first, int32_t *record,
-                Result *R) {
+static void facts_before(Facts *F, const State *S);
+static void facts_after(Facts *F, const State *S, int seat, int got);
+
+/* Play the round out from S (changed in place). Seat s draws its choices from rngs[s] (a
+ * playout hands every seat the same generator, a bot match each bot its own). `first` is a
+ * legal move code made first, or -1. `F`, when given, follows the round's facts. Returns 0,
+ * or -1 when the action limit is passed (a state no round can be in). */
+static int play(State *S, const uint8_t *policies, Rng *const *rngs, int32_t first,
+                int32_t *record, Result *R, Facts *F) {
     const VariantSpec *V = &VARIANTS[S->variant];
     Layout *L = &S->L;
     int32_t moves[MAX_MOVES];
@@ -374,6 +398,7 @@ static int play(State *S, const uint8_t *policies, Rng *rng, int32_t first, int3
     int32_t move = first;
     for (;;) {
         int s = S->turn;
+        if (F) facts_before(F, S);
         if (move < 0) {
             int n = legal_moves(S, pos, moves);
             if (n == 1) {
@@ -389,9 +414,9 @@ static int play(State *S, const uint8_t *policies, Rng *rng, int32_t first, int3
                     }
                     if (p == top) best[tied++] = moves[i];
                 }
-                move = tied == 1 ? best[0] : best[rng_below(rng, (uint32_t)tied)];
+                move = tied == 1 ? best[0] : best[rng_below(rngs[s], (uint32_t)tied)];
             } else {
-                move = moves[rng_below(rng, (uint32_t)n)];
+                move = moves[rng_below(rngs[s], (uint32_t)n)];
             }
         }
         if (R->actions >= MAX_ACTIONS) return -1;
@@ -404,6 +429,7 @@ static int play(State *S, const uint8_t *policies, Rng *rng, int32_t first, int3
             S->drawn = -1;
             place(L, V, move);
             int got = points_for(L->ends);
+            if (F) facts_after(F, S, s, got);
             if (got) {
                 int side = team_of(s, S->seats);
                 S->scores[side] += got;
@@ -438,6 +464,340 @@ static int play(State *S, const uint8_t *policies, Rng *rng, int32_t first, int3
         move = -1;
     }
     memcpy(R->scores, S->scores, sizeof R->scores);
+    return 0;
+}
+
+/* -- a round's facts (facts.RoundRecorder) -------------------------------------------- */
+
+static void facts_init(Facts *F) {
+    memset(F, 0, sizeof *F);
+    F->maker = F->sniff_index = F->dbl = F->covered_after = -1;
+}
+
+/* A Sniff decision: before any Sniff, no drawn tile pending, the mover may place a double
+ * and a non-double. Its double is the highest it may place. */
+static void facts_before(Facts *F, const State *S) {
+    if (F->maker >= 0 || S->drawn >= 0) return;
+    uint32_t placeable = S->hands[S->turn] & S->L.playable;
+    uint32_t doubles = placeable & DOUBLES;
+    if (!doubles || placeable == doubles) return;
+    Decision *d = &F->dec[F->ndec++];
+    d->seat = S->turn;
+    d->index = F->index;
+    d->dbl = LOWV[31 - CLZ32(doubles)];
+}
+
+/* After a placement by `seat` that scored `got`, on the layout it left. */
+static void facts_after(Facts *F, const State *S, int seat, int got) {
+    const Layout *L = &S->L;
+    int index = F->index++, sniff = L->sniff;
+    F->placements[seat]++;
+    if (F->maker < 0 && sniff >= 0) {
+        F->maker = seat;
+        F->sniff_index = index;
+        F->dbl = LOWV[sniff];
+        if (VARIANTS[S->variant].nrules > 1) F->orient = RULE_ORIENT[L->rule];
+    } else if (F->covered_after < 0 && sniff >= 0 && (L->covered[sniff] & LINES) == LINES) {
+        F->covered_after = index - F->sniff_index;
+    }
+    if (got) {
+        F->points[seat] += got;
+        F->scoring[seat]++;
+        if (sniff >= 0) {
+            int counted = RULE_TABLE[L->rule][sniff * 64 + L->covered[sniff]];
+            F->sniff_points += counted;
+            if (team_of(seat, S->seats) == team_of(F->maker, S->seats))
+                F->sniff_points_maker_side += counted;
+        }
+    }
+}
+
+/* -- the dealer (dealing.py, docs/dealing.md): SHA-256 in counter mode ---------------- */
+
+static const uint32_t SHA_K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
+
+static inline uint32_t ror32(uint32_t x, int k) { return (x >> k) | (x << (32 - k)); }
+
+/* SHA-256 of a message of at most 55 bytes (one block: every stream block's message is),
+ * as eight big-endian words. */
+static void sha256_short(const uint8_t *msg, int len, uint32_t out[8]) {
+    uint8_t block[64] = {0};
+    uint32_t w[64];
+    memcpy(block, msg, (size_t)len);
+    block[len] = 0x80;
+    block[62] = (uint8_t)(len * 8 >> 8);
+    block[63] = (uint8_t)(len * 8);
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
+               (uint32_t)block[4 * i + 2] << 8 | block[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = k + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) + ((e & f) ^ (~e & g)) +
+                      SHA_K[i] + w[i];
+        uint32_t t2 = (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    out[0] = h[0] + a, out[1] = h[1] + b, out[2] = h[2] + c, out[3] = h[3] + d;
+    out[4] = h[4] + e, out[5] = h[5] + f, out[6] = h[6] + g, out[7] = h[7] + k;
+}
+
+/* A stream (seed, round, purpose): its message is the prefix and a 4-byte counter. */
+typedef struct {
+    uint8_t msg[40];
+    int len; /* the prefix's length; the counter follows */
+    uint32_t counter, words[8];
+    int next; /* the next word of `words` to read; 8 when a block must be hashed */
+} Stream;
+
+static void stream_open(Stream *st, uint64_t seed, int round, const char *purpose) {
+    static const char DOMAIN[] = "sniff/rng/v1";
+    int n = 0;
+    memcpy(st->msg, DOMAIN, sizeof DOMAIN - 1);
+    n = sizeof DOMAIN - 1;
+    st->msg[n++] = 0;
+    for (const char *p = purpose; *p; p++) st->msg[n++] = (uint8_t)*p;
+    st->msg[n++] = 0;
+    for (int i = 7; i >= 0; i--) st->msg[n++] = (uint8_t)(seed >> (8 * i));
+    for (int i = 3; i >= 0; i--) st->msg[n++] = (uint8_t)((uint32_t)round >> (8 * i));
+    st->len = n;
+    st->counter = 0;
+    st->next = 8;
+}
+
+static uint32_t stream_word(Stream *st) {
+    if (st->next == 8) {
+        for (int i = 3; i >= 0; i--) st->msg[st->len + 3 - i] = (uint8_t)(st->counter >> (8 * i));
+        sha256_short(st->msg, st->len + 4, st->words);
+        st->counter++;
+        st->next = 0;
+    }
+    return st->words[st->next++];
+}
+
+/* uniform(n), 1 <= n <= 2**31 here: rejection below the largest multiple of n. */
+static uint32_t stream_uniform(Stream *st, uint32_t n) {
+    uint64_t limit = (1ull << 32) - (1ull << 32) % n;
+    for (;;) {
+        uint32_t x = stream_word(st);
+        if (x < limit) return x % n;
+    }
+}
+
+/* The round's 28 tiles in dealt order (Fisher-Yates from 27 down). */
+static void shuffle_tiles(uint64_t seed, int round, uint8_t tiles[NT]) {
+    Stream st;
+    stream_open(&st, seed, round, "deal");
+    for (int t = 0; t < NT; t++) tiles[t] = (uint8_t)t;
+    for (int i = NT - 1; i > 0; i--) {
+        int j = (int)stream_uniform(&st, (uint32_t)i + 1);
+        uint8_t x = tiles[i];
+        tiles[i] = tiles[j];
+        tiles[j] = x;
+    }
+}
+
+static int lot(uint64_t seed, int round, int seats) {
+    Stream st;
+    stream_open(&st, seed, round, "lot");
+    return (int)stream_uniform(&st, (uint32_t)seats);
+}
+
+/* -- whole matches (match.py's Match with bots.play_match, facts.py's facts) ------------ */
+
+#define MAX_ROUNDS 100000
+static const int HAND_SIZE[MAX_SEATS + 1] = {0, 0, 7, 6, 5};
+
+/* The rows play_matches returns, int32 each (the column orders are simulated.py's). */
+enum { MATCH_COLS = 5 + MAX_SEATS, ROUND_COLS = 14 + 5 * MAX_SEATS, DECISION_COLS = 9 };
+enum { OUT_PLAYED, OUT_HELD_SELF, OUT_HELD_PARTNER, OUT_HELD_OTHER, OUT_HELD_NEVER };
+enum { MATCH_WON = 0, MATCH_LIMIT = 1 };
+
+typedef struct {
+    int32_t *data;
+    size_t n, cap;
+} Buf;
+
+/* Room for `k` more values; NULL when memory runs out. */
+static int32_t *buf_grow(Buf *b, size_t k) {
+    if (b->n + k > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->n + k) cap *= 2;
+        int32_t *data = PyMem_RawRealloc(b->data, cap * sizeof *data);
+        if (!data) return NULL;
+        b->data = data;
+        b->cap = cap;
+    }
+    int32_t *at = b->data + b->n;
+    b->n += k;
+    return at;
+}
+
+typedef struct {
+    int variant, seats, sides, target, round_limit; /* round_limit 0: none */
+    uint8_t policies[MAX_SEATS];
+} MatchSettings;
+
+typedef struct {
+    Buf matches, rounds, decisions, moves;
+    int record;
+} Out;
+
+static int outcome(const Facts *F, const Decision *d, int seats) {
+    if (d->index == F->sniff_index) return OUT_PLAYED;
+    if (F->maker < 0) return OUT_HELD_NEVER;
+    if (F->maker == d->seat) return OUT_HELD_SELF;
+    if (team_of(F->maker, seats) == team_of(d->seat, seats)) return OUT_HELD_PARTNER;
+    return OUT_HELD_OTHER;
+}
+
+/* The round's row, and its decisions' rows when it is complete (R ended it by a domino or a
+ * block); -1 when memory runs out. */
+static int put_round(Out *out, int m, int round, int leader, const Facts *F, const Result *R,
+                     int seats) {
+    int complete = R->end != END_WON;
+    int32_t *row = buf_grow(&out->rounds, ROUND_COLS);
+    if (!row) return -1;
+    int side[MAX_SEATS] = {0};
+    if (complete)
+        for (int s = 0; s < seats; s++)
+            side[team_of(s, seats)] += F->points[s] - R->deductions[s];
+    int32_t head[14] = {m,
+                        round,
+                        leader,
+                        complete,
+                        F->maker,
+                        F->sniff_index,
+                        F->dbl,
+                        F->orient,
+                        F->covered_after,
+                        complete ? R->end : -1,
+                        complete ? R->finisher : -1,
+                        R->actions,
+                        F->sniff_points,
+                        F->sniff_points_maker_side};
+    memcpy(row, head, sizeof head);
+    row += 14;
+    for (int s = 0; s < MAX_SEATS; s++) {
+        int here = s < seats;
+        row[s] = here && complete ? side[team_of(s, seats)] : 0;
+        row[MAX_SEATS + s] = here ? F->points[s] : 0;
+        row[2 * MAX_SEATS + s] = here && complete ? R->deductions[s] : 0;
+        row[3 * MAX_SEATS + s] = here ? F->placements[s] : 0;
+        row[4 * MAX_SEATS + s] = here ? F->scoring[s] : 0;
+    }
+    if (!complete) return 0;
+    int outcomes[NT + 1];
+    for (int i = 0; i < F->ndec; i++) outcomes[i] = outcome(F, &F->dec[i], seats);
+    for (int i = 0; i < F->ndec; i++) {
+        int before = 0, after = 0;
+        for (int j = 0; j < F->ndec; j++)
+            if (outcomes[j] == outcomes[i]) {
+                before += j < i;
+                after += j > i;
+            }
+        int32_t *d = buf_grow(&out->decisions, DECISION_COLS);
+        if (!d) return -1;
+        const Decision *dec = &F->dec[i];
+        int32_t values[DECISION_COLS] = {
+            m, round, dec->seat, dec->index, dec->dbl, outcomes[i], dec->seat == leader,
+            before, after};
+        memcpy(d, values, sizeof values);
+    }
+    return 0;
+}
+
+/* Play match `m` seeded `seed`, seat s's bot drawing from a generator seeded bot_seeds[s],
+ * and append its rows to `out`. 0; -1 when memory runs out; -2 when a round or the match
+ * does not end (no lawful match does that). */
+static int play_match(const MatchSettings *M, int m, uint64_t seed, const uint64_t *bot_seeds,
+                      Out *out) {
+    Rng gens[MAX_SEATS];
+    Rng *rngs[MAX_SEATS];
+    int seats = M->seats, size = HAND_SIZE[seats];
+    int scores[MAX_SEATS] = {0};
+    int next_leader = -1, first_leader = -1, winner = -1, ended = MATCH_WON, actions = 0;
+    int round = 0;
+    for (int s = 0; s < seats; s++) {
+        rng_seed(&gens[s], bot_seeds[s]);
+        rngs[s] = &gens[s];
+    }
+    for (;; round++) {
+        if (round >= MAX_ROUNDS) return -2;
+        State S;
+        Result R;
+        Facts F;
+        uint8_t tiles[NT];
+        memset(&S, 0, sizeof S);
+        S.seats = seats;
+        S.sides = M->sides;
+        S.variant = M->variant;
+        S.target = M->target;
+        memcpy(S.scores, scores, sizeof scores);
+        layout_init(&S.L);
+        shuffle_tiles(seed, round, tiles);
+        for (int i = 0; i < seats * size; i++) S.hands[i / size] |= 1u << tiles[i];
+        S.nbone = NT - seats * size;
+        memcpy(S.bone, tiles + seats * size, (size_t)S.nbone);
+        int leader = next_leader >= 0 ? next_leader : lot(seed, round, seats);
+        if (round == 0) first_leader = leader;
+        S.turn = leader;
+        S.drawn = -1;
+        facts_init(&F);
+        int32_t *rec = NULL;
+        if (out->record && !(rec = buf_grow(&out->moves, MAX_ACTIONS))) return -1;
+        if (play(&S, M->policies, rngs, -1, rec, &R, &F)) return -2;
+        if (out->record) out->moves.n -= (size_t)(MAX_ACTIONS - R.actions);
+        actions += R.actions;
+        memcpy(scores, R.scores, sizeof scores);
+        if (put_round(out, m, round, leader, &F, &R, seats)) return -1;
+        if (R.end == END_WON) {
+            winner = R.winner;
+            break;
+        }
+        next_leader = R.finisher;
+        if (M->round_limit && round + 1 >= M->round_limit) {
+            /* The side ahead wins (a seat of it: the side's number); level on top, a draw. */
+            int best = scores[0], top = 0;
+            for (int i = 1; i < M->sides; i++)
+                if (scores[i] > best) best = scores[i];
+            for (int i = 0; i < M->sides; i++)
+                if (scores[i] == best) {
+                    if (!top++) winner = i;
+                }
+            if (top > 1) winner = -1;
+            ended = MATCH_LIMIT;
+            break;
+        }
+    }
+    int32_t *row = buf_grow(&out->matches, MATCH_COLS);
+    if (!row) return -1;
+    int32_t head[5] = {winner, ended, round + 1, first_leader, actions};
+    memcpy(row, head, sizeof head);
+    for (int s = 0; s < MAX_SEATS; s++) row[5 + s] = s < seats ? scores[team_of(s, seats)] : 0;
     return 0;
 }
 
@@ -669,8 +1029,9 @@ static PyObject *k_playout(PyObject *self, PyObject *args) {
         read_seed(seed_o, &seed) || !first_ok(&S, first))
         return NULL;
     Rng rng;
+    Rng *rngs[MAX_SEATS] = {&rng, &rng, &rng, &rng};
     rng_seed(&rng, seed);
-    if (play(&S, policies, &rng, (int32_t)first, record ? rec : NULL, &R)) {
+    if (play(&S, policies, rngs, (int32_t)first, record ? rec : NULL, &R, NULL)) {
         PyErr_SetString(PyExc_RuntimeError, "playout kernel: the round did not end");
         return NULL;
     }
@@ -734,8 +1095,9 @@ static PyObject *k_rollouts(PyObject *self, PyObject *args) {
         State S = states[ns == 1 ? 0 : i];
         Result R;
         Rng rng;
+        Rng *rngs[MAX_SEATS] = {&rng, &rng, &rng, &rng};
         rng_seed(&rng, seeds[i]);
-        if (play(&S, policies, &rng, (int32_t)first, NULL, &R)) {
+        if (play(&S, policies, rngs, (int32_t)first, NULL, &R, NULL)) {
             failed = 1;
             break;
         }
@@ -781,6 +1143,100 @@ done:
     PyMem_RawFree(seeds);
     PyMem_RawFree(res);
     return out;
+}
+
+/* A buffer's values as bytes (empty bytes for none). */
+static PyObject *buf_bytes(const Buf *b) {
+    return PyBytes_FromStringAndSize(b->data ? (const char *)b->data : "",
+                                     (Py_ssize_t)(b->n * sizeof *b->data));
+}
+
+/* play_matches(variant, seats, target, round_limit, policies, seeds, bot_seeds, record) ->
+ * (matches, rounds, decisions, moves): match i seeded seeds[i], seat s's bot seeded
+ * bot_seeds[i * seats + s]; round_limit 0 for none. Each result is bytes of native int32
+ * rows (their columns are simulated.py's); moves is empty unless `record`. */
+static PyObject *k_play_matches(PyObject *self, PyObject *args) {
+    int variant, seats, target, round_limit, record, rc = 0;
+    PyObject *pols, *seeds_o, *bots_o, *seeds_f = NULL, *bots_f = NULL, *result = NULL;
+    uint64_t *seeds = NULL;
+    Out out;
+    MatchSettings M;
+    (void)self;
+    memset(&out, 0, sizeof out);
+    if (!PyArg_ParseTuple(args, "iiiiOOOp", &variant, &seats, &target, &round_limit, &pols,
+                          &seeds_o, &bots_o, &record))
+        return NULL;
+    if (!ready()) return NULL;
+    if (variant < 0 || variant >= n_variants || seats < 2 || seats > MAX_SEATS || target < 1 ||
+        target > (1 << 30) || round_limit < 0) {
+        bad("playout kernel: no match has these settings");
+        return NULL;
+    }
+    M.variant = variant;
+    M.seats = seats;
+    M.sides = seats == 4 ? 2 : seats;
+    M.target = target;
+    M.round_limit = round_limit;
+    out.record = record;
+    if (read_policies(pols, seats, M.policies)) return NULL;
+    seeds_f = PySequence_Fast(seeds_o, "playout kernel: seeds must be a sequence");
+    bots_f = seeds_f ? PySequence_Fast(bots_o, "playout kernel: bot seeds must be a sequence")
+                     : NULL;
+    if (!bots_f) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seeds_f);
+    if (PySequence_Fast_GET_SIZE(bots_f) != n * seats) {
+        bad("playout kernel: one bot seed per seat of each match");
+        goto done;
+    }
+    seeds = PyMem_RawMalloc(sizeof(uint64_t) * (size_t)(n * (seats + 1) + 1));
+    if (!seeds) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint64_t *bots = seeds + n;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (read_seed(PySequence_Fast_GET_ITEM(seeds_f, i), &seeds[i])) goto done;
+    for (Py_ssize_t i = 0; i < n * seats; i++)
+        if (read_seed(PySequence_Fast_GET_ITEM(bots_f, i), &bots[i])) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && !rc; i++)
+        rc = play_match(&M, (int)i, seeds[i], bots + i * seats, &out);
+    Py_END_ALLOW_THREADS
+    if (rc == -1) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (rc) {
+        PyErr_SetString(PyExc_RuntimeError, "playout kernel: a match did not end");
+        goto done;
+    }
+    result = Py_BuildValue("(NNNN)", buf_bytes(&out.matches), buf_bytes(&out.rounds),
+                           buf_bytes(&out.decisions), buf_bytes(&out.moves));
+done:
+    Py_XDECREF(seeds_f);
+    Py_XDECREF(bots_f);
+    PyMem_RawFree(seeds);
+    PyMem_RawFree(out.matches.data);
+    PyMem_RawFree(out.rounds.data);
+    PyMem_RawFree(out.decisions.data);
+    PyMem_RawFree(out.moves.data);
+    return result;
+}
+
+/* deal(seed, round, seats) -> (tiles in dealt order, lot): the dealer's test hook. */
+static PyObject *k_deal(PyObject *self, PyObject *args) {
+    PyObject *seed_o;
+    int round, seats;
+    uint64_t seed;
+    uint8_t tiles[NT];
+    int values[NT];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oii", &seed_o, &round, &seats)) return NULL;
+    if (read_seed(seed_o, &seed)) return NULL;
+    if (round < 0 || seats < 1) return PyErr_Format(PyExc_ValueError, "playout kernel: bad deal");
+    shuffle_tiles(seed, round, tiles);
+    for (int t = 0; t < NT; t++) values[t] = tiles[t];
+    return Py_BuildValue("(Ni)", int_tuple(values, NT), lot(seed, round, seats));
 }
 
 static int read_table(PyObject *o, int16_t *out) {
@@ -848,6 +1304,7 @@ static PyObject *k_configure(PyObject *self, PyObject *args) {
                 goto fail;
             }
             RULE_STUBS[nrules] = (uint8_t)stubs;
+            RULE_ORIENT[nrules] = (uint8_t)v;
             VARIANTS[i].orient[j] = (int)v;
             VARIANTS[i].rule[j] = nrules++;
         }
@@ -911,6 +1368,10 @@ static PyMethodDef methods[] = {
      "winner, deductions, scores, actions)"},
     {"rollouts", k_rollouts, METH_VARARGS,
      "rollouts(packed_states, policies, seeds, first) -> (gains, ends, winners, actions)"},
+    {"play_matches", k_play_matches, METH_VARARGS,
+     "play_matches(variant, seats, target, round_limit, policies, seeds, bot_seeds, record) -> "
+     "(matches, rounds, decisions, moves): int32 rows as bytes"},
+    {"deal", k_deal, METH_VARARGS, "deal(seed, round, seats) -> (tiles in dealt order, lot)"},
     {"rng_draws", k_rng_draws, METH_VARARGS,
      "rng_draws(seed, bounds) -> below(b) for each bound b, next() for a bound of 0"},
     {NULL, NULL, 0, NULL},

@@ -13,4 +13,15 @@ def playout(
 def rollouts(
     packed: Sequence[tuple[object, ...]], policies: Sequence[int], seeds: Sequence[int], first: int
 ) -> tuple[list[int], list[int], list[int], int]: ...
+def play_matches(
+    variant: int,
+    seats: int,
+    target: int,
+    round_limit: int,
+    policies: Sequence[int],
+    seeds: Sequence[int],
+    bot_seeds: Sequence[int],
+    record: bool,
+) -> tuple[bytes, bytes, bytes, bytes]: ...
+def deal(seed: int, round: int, seats: int) -> tuple[tuple[int, ...], int]: ...
 def rng_draws(seed: int, bounds: Sequence[int]) -> list[int]: ...

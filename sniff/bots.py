@@ -3,19 +3,24 @@
 
 A bot sees what its seat may see and nothing more: it is handed the seat's
 `SeatView` (its own hand, the public layout and history), never the match,
-so no bot can read another hand or the boneyard order. Both draw every
-random choice from their own seeded generator, so a match between bots is
-reproducible from the match seed and the bot seeds.
+so no bot can read another hand or the boneyard order. Each draws every
+random choice from its own seeded generator, so a match between bots is
+reproducible from the match seed and the bot seeds (`seeds.bot_seed`).
+`random` and `greedy` choose exactly as the playout policies of the same
+names (`policies.py`), from the same documented generator (`prng.py`): the
+compiled kernel plays their matches move for move (`simulated.py`).
 """
 
 from __future__ import annotations
 
-import random
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
 from sniff.match import Match, Phase
 from sniff.moves import Move
+from sniff.policies import greedy_choice, random_choice
+from sniff.prng import Xoshiro256
 from sniff.view import view
 
 
@@ -35,45 +40,34 @@ class Bot(Protocol):
 
 
 class RandomBot:
-    """Uniform over the legal moves."""
+    """Uniform over the legal moves (`policies.random_choice`)."""
 
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
+        self.rng = _generator(seed)
 
     def choose(self, view: PlayerView) -> Move:
-        return self.rng.choice(view.legal_moves())
+        return random_choice(view.legal_moves(), self.rng)
 
 
 class GreedyBot:
-    """The placement that scores most at once; ties broken by the bot's generator."""
+    """The placement that scores most at once; ties broken by the bot's generator
+    (`policies.greedy_choice`)."""
 
     name = "greedy"
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
+        self.rng = _generator(seed)
 
     def choose(self, view: PlayerView) -> Move:
         return greedy_choice(view.legal_moves(), view.points_after, self.rng)
 
 
-def greedy_choice(
-    moves: Sequence[Move], points_after: Callable[[Move], int], rng: random.Random
-) -> Move:
-    """The move that scores most at once, ties broken by `rng` (one rule for every client:
-    in-process bots and remote players alike)."""
-    if len(moves) == 1 or not moves[0].is_placement:
-        return moves[0]
-    best: list[Move] = []
-    top = -1
-    for move in moves:
-        points = points_after(move)
-        if points > top:
-            top, best = points, [move]
-        elif points == top:
-            best.append(move)
-    return best[0] if len(best) == 1 else rng.choice(best)
+def _generator(seed: int | None) -> Xoshiro256:
+    """The documented generator (`prng.py`) the playouts use too, so the kernel can play a
+    bot's match move for move; without a seed, a fresh one from the system's entropy."""
+    return Xoshiro256(secrets.randbits(64) if seed is None else seed)
 
 
 def _rollout_bot(seed: int | None = None) -> Bot:

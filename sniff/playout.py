@@ -26,7 +26,8 @@ Every choice comes from one generator per playout (`prng.py`, seeded by the
 playout's seed), drawn in the order of the actions: ``random`` draws
 ``below(len(moves))`` when there is more than one legal move, ``greedy``
 draws ``below(len(tied))`` when more than one move ties for the most points;
-no other action draws. The round ends as the engine ends it (§7, §8): a
+no other action draws (the rules are written once, in `policies.py`, which the
+`random` and `greedy` bots use too). The round ends as the engine ends it (§7, §8): a
 domino, a block, or a win at the target mid-round (no deductions then).
 
 `BACKEND` says which implementation `playout` and `rollouts` use: ``"c"``
@@ -50,6 +51,7 @@ from sniff.errors import IllegalMove, KernelChoiceError, NoRoundInPlay, SniffErr
 from sniff.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
 from sniff.match import Match, Phase, legal_moves_of
 from sniff.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
+from sniff.policies import greedy_choice, random_choice
 from sniff.prng import Xoshiro256
 from sniff.rules import SEAT_COUNTS, deduction, team_count, team_of, value_for_side
 from sniff.tiles import BIT, FULL_SET, SET_SIZE, pips_of
@@ -449,21 +451,6 @@ def _policies(policies: str | Policy | Sequence[str | Policy], seats: int) -> tu
     return tuple(out)
 
 
-def _greedy(moves: list[Move], layout: Layout, rng: Xoshiro256) -> Move:
-    """The move that scores most at once, ties drawn by `rng` (as `bots.greedy_choice`)."""
-    if len(moves) == 1 or not moves[0].is_placement:
-        return moves[0]
-    best: list[Move] = []
-    top = -1
-    for move in moves:
-        points = points_for(layout.ends_after(move))
-        if points > top:
-            top, best = points, [move]
-        elif points == top:
-            best.append(move)
-    return best[0] if len(best) == 1 else best[rng.below(len(best))]
-
-
 def python_playout(
     state: PlayoutState,
     policies: Sequence[Policy],
@@ -491,9 +478,9 @@ def python_playout(
         if move is None:
             moves = legal_moves_of(layout, hands[s], drawn, left - pos)
             if policies[s] is Policy.GREEDY:
-                move = _greedy(moves, layout, rng)
+                move = greedy_choice(moves, lambda m: points_for(layout.ends_after(m)), rng)
             else:
-                move = moves[0] if len(moves) == 1 else moves[rng.below(len(moves))]
+                move = random_choice(moves, rng)
         actions += 1
         if record:
             recorded.append(code_of(move))
@@ -736,6 +723,33 @@ def rollouts(
     )
 
 
+def kernel_matches(
+    variant: Variant,
+    seats: int,
+    target: int,
+    round_limit: int | None,
+    policies: Sequence[Policy],
+    seeds: Sequence[int],
+    bot_seeds: Sequence[int],
+    record: bool = False,
+) -> tuple[bytes, bytes, bytes, bytes]:
+    """Whole matches in the kernel (`simulated.py` reads what it returns): match i seeded
+    `seeds[i]`, seat s's bot of policy `policies[s]` seeded `bot_seeds[i * seats + s]`.
+    Native int32 rows of the matches, the rounds, the decisions and, if `record`, the moves."""
+    if _kernel is None:
+        raise RuntimeError("the playout kernel sniff._kernel is not built")
+    return _kernel.play_matches(
+        _VARIANT_INDEX[variant.name],
+        seats,
+        target,
+        0 if round_limit is None else round_limit,
+        tuple(int(p) for p in policies),
+        seeds,
+        bot_seeds,
+        record,
+    )
+
+
 __all__ = [
     "BACKEND",
     "DRAW_CODE",
@@ -749,6 +763,7 @@ __all__ = [
     "Policy",
     "Rollouts",
     "code_of",
+    "kernel_matches",
     "move_of",
     "playout",
     "python_playout",

@@ -188,6 +188,8 @@ class ServerProcess:
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
     _files: list[Any] = field(default_factory=list)
+    args: tuple[str, ...] = ()
+    """More `sniff serve` options (needs the `sniff` command)."""
 
     @property
     def address(self) -> str:
@@ -205,8 +207,9 @@ class ServerProcess:
         command = _sniff_serve()
         if command is not None:
             argv = [*command, "--host", "127.0.0.1", "--port", str(self.port)]
-            argv += ["--db", str(self.db_path)]
+            argv += ["--db", str(self.db_path), *self.args]
         else:
+            assert not self.args, "serve options need the sniff command"
             code = (
                 "from service.rpc.server import serve; import sys; "
                 f"sys.exit(serve('127.0.0.1:{self.port}', {str(self.db_path)!r}))"

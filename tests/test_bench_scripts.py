@@ -149,6 +149,22 @@ def test_bench_kernel_quick_table_has_a_row_per_seat_count_and_policy() -> None:
             assert re.search(rf"^\s+{seats}\s+{policy}\s+[\d,]+ \(.*OK$", out, re.MULTILINE), out
 
 
+def test_bench_matches_quick_measures_both_ways_on_the_same_matches() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_matches.py", "--quick", "--json"))
+    assert set(doc["matches_per_s"]) == {"2", "4"}
+    for seats, figures in doc["matches_per_s"].items():
+        assert figures["same"] is True, seats
+        for name in ("c_rows", "c_facts", "engine"):
+            assert len(figures[name]) == doc["runs"] >= 2, (seats, name)
+            assert positive(figures[name]), (seats, name)
+
+
+def test_bench_matches_quick_table_has_a_row_per_seat_count() -> None:
+    out = run_script("bench_matches.py", "--quick")
+    for seats in (2, 4):
+        assert re.search(rf"^\s+{seats}\s+[\d,]+ \(.*yes$", out, re.MULTILINE), out
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
 def test_bench_service_query_load_quick_stops_every_heavy_query() -> None:
     """The script exits 1 if a heavy query ran to its end or a call failed."""

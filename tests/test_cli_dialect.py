@@ -161,8 +161,10 @@ REFUSALS: dict[str, Callable[[dict[str, str]], list[str]]] = {
     "demo": lambda w: ["demo", "--db", w["tmp"]],
     "export": lambda w: ["export", "no-such-match", "--db", w["db"]],
     "import": lambda w: ["import", str(Path(w["tmp"]) / "none.jsonl"), "--db", w["db"]],
+    "keygen": lambda w: ["keygen", w["records"]],  # an existing file is never overwritten
     "matches": lambda w: ["matches", "--db", w["records"]],
     "play": lambda w: ["play", "--seats", "2", "--bots", "greedy,random,greedy"],
+    "proof": lambda w: ["proof", "no-such-match", "--db", w["db"]],
     "query": lambda w: ["query", "DELETE FROM events", "--db", w["db"]],
     "record": lambda w: ["record", "--seats", "2", "--bots", "greedy,random,greedy"],
     "recover": lambda w: ["recover", "--db", str(Path(w["tmp"]) / "none.duckdb")],

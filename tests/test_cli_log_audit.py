@@ -61,6 +61,11 @@ def test_named_matches_are_audited_in_the_order_named(log: Path) -> None:
         (["--db", "{log}", "--head", "two-seats=zz"], "MATCH=HASH"),
         (["--db", "{log}", "--head", f"nope={'a' * 64}"], "no match 'nope'"),
         (["--head", f"two-seats={'a' * 64}", "x.jsonl"], "--head checks an event log"),
+        (["--db", "{log}", "--commitment", "two-seats=abc"], "MATCH=HEX"),
+        (["--db", "{log}", "--commitment", "a" * 64], "MATCH=HEX"),
+        (["--db", "{log}", "--commitment", f"two-seats={'g' * 64}"], "MATCH=HEX"),
+        (["--db", "{log}", "--commitment", f"nope={'a' * 64}"], "no match 'nope'"),
+        (["--commitment", f"two-seats={'a' * 64}", "x.jsonl"], "--commitment checks an event"),
         ([], "give the record files"),
     ],
 )
@@ -97,7 +102,7 @@ def test_a_database_that_is_not_a_log_or_is_newer_is_refused(tmp_path: Path) -> 
         assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_the_audit_reads_through_a_live_sniff_serve_and_checks_a_kept_head(
+def test_the_audit_reads_through_a_live_sniff_serve_and_checks_a_kept_head_and_commitment(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "served.duckdb"
@@ -110,7 +115,17 @@ def test_the_audit_reads_through_a_live_sniff_serve_and_checks_a_kept_head(
             open_ = create(stub, 2, seed=9)  # a match in play beside it
         head = played.replies[-1].chain_head
         done = sniff(
-            "audit", "--db", str(db), "--format", "jsonl", "--head", f"{created.match_id}={head}"
+            "audit",
+            "--db",
+            str(db),
+            "--format",
+            "jsonl",
+            "--head",
+            f"{created.match_id}={head}",
+            "--commitment",
+            f"{created.match_id}={created.seed_commitment.upper()}",
+            "--commitment",
+            f"{open_.match_id}={open_.seed_commitment}",  # public from the start
         )
         assert done.returncode == 0, done.stderr
         results = {json.loads(line)["id"]: json.loads(line) for line in done.stdout.splitlines()}

@@ -8,7 +8,9 @@ log audits ok, so each problem found is the edit's.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -19,7 +21,7 @@ from analysis.bot_matches import bot_match_events
 from analysis.cli.main import cli
 from analysis.logaudit import audit_log
 from service.storage import EventLog, LogEvent
-from service.storage.chain import MatchSecrets
+from service.storage.chain import GENESIS, MatchSecrets, commitment, seal
 
 pytestmark = pytest.mark.slow
 
@@ -46,12 +48,14 @@ def db(tmp_path: Path, events: list[LogEvent]) -> Path:
     return path
 
 
-def audited(db: Path, *heads: str) -> dict[str, AuditResult]:
+def audited(
+    db: Path, *heads: str, commitments: dict[str, list[str]] | None = None
+) -> dict[str, AuditResult]:
     kept: dict[str, list[str]] = {}
     for head in heads:
         match_id, _, digest = head.partition("=")
         kept.setdefault(match_id, []).append(digest)
-    return {r.id: r for r in audit_log(db, heads=kept)}
+    return {r.id: r for r in audit_log(db, heads=kept, commitments=commitments)}
 
 
 def kinds_at(result: AuditResult) -> set[tuple[str, int | None]]:
@@ -254,3 +258,81 @@ def test_a_seed_and_commitment_both_rewritten_at_creation_break_the_chain(
 def test_a_summary_row_edited_alone_is_caught(db: Path, sql: Sql) -> None:
     sql.execute("UPDATE match_results_all SET winner = 1 - winner WHERE match_id = ?", [MATCH])
     assert [p.kind for p in audited(db)[MATCH].problems] == ["summary"]
+
+
+def _rechained(sql: Sql, events: list[LogEvent], details: dict[int, dict[str, Any]]) -> None:
+    """Give some events new details and rechain the match with the secret the log holds, as
+    someone holding the file can: the chain then shows nothing."""
+    secret = MatchSecrets.from_detail(events[0].detail or {})
+    assert secret is not None
+    edited = [replace(e, detail=details.get(e.seq, e.detail)) for e in events]
+    sealed = seal(edited, GENESIS, secret.chain_secret)
+    for event in sealed[min(details) :]:
+        sql.execute(
+            "UPDATE events_all SET detail = ?, hash = ? WHERE match_id = ? AND seq = ?",
+            [
+                None if event.detail is None else json.dumps(event.detail),
+                event.hash,
+                MATCH,
+                event.seq,
+            ],
+        )
+    if 0 in details:  # the typed table repeats the creation
+        sql.execute(
+            "UPDATE match_settings_all SET detail = ?, seed_commitment = ? WHERE match_id = ?",
+            [json.dumps(details[0]), details[0]["seed_commitment"], MATCH],
+        )
+
+
+def test_a_revealed_salt_that_is_not_the_created_one_is_a_reveal_mismatch(
+    db: Path, sql: Sql, events: list[LogEvent]
+) -> None:
+    end = events[-1]
+    _rechained(sql, events, {end.seq: {**(end.detail or {}), "seed_salt": "ab" * 32}})
+    found = kinds_at(audited(db)[MATCH])
+    assert ("reveal_mismatch", end.seq) in found
+    assert not any(kind == "chain_broken" for kind, _ in found)  # rechained with the secret
+
+
+def test_a_revealed_chain_secret_that_is_not_the_created_one_is_a_reveal_mismatch(
+    db: Path, sql: Sql, events: list[LogEvent]
+) -> None:
+    end = events[-1]
+    detail = {**(end.detail or {}), "chain_secret": "cd" * 32}
+    sql.execute(
+        "UPDATE events_all SET detail = ? WHERE match_id = ? AND seq = ?",
+        [json.dumps(detail), MATCH, end.seq],
+    )
+    assert ("reveal_mismatch", end.seq) in kinds_at(audited(db)[MATCH])
+
+
+def _new_salt_and_commitment(sql: Sql, events: list[LogEvent]) -> None:
+    """Rewrite the salt and the commitment at creation and in the reveal, and rechain."""
+    created, end = dict(events[0].detail or {}), dict(events[-1].detail or {})
+    salt = "ef" * 32
+    created["seed_salt"] = end["seed_salt"] = salt
+    created["seed_commitment"] = commitment(created["seed"], bytes.fromhex(salt)).hex()
+    _rechained(sql, events, {0: created, events[-1].seq: end})
+
+
+def test_a_rewritten_salt_and_commitment_are_caught_by_the_commitment_a_seat_was_given(
+    db: Path, sql: Sql, events: list[LogEvent]
+) -> None:
+    given = (events[0].detail or {})["seed_commitment"]
+    _new_salt_and_commitment(sql, events)
+    assert audited(db)[MATCH].ok  # salt, commitment and chain rewritten: nothing else shows it
+    result = audited(db, commitments={MATCH: [given]})[MATCH]
+    assert [(p.kind, p.seq) for p in result.problems] == [("commitment_mismatch", 0)]
+    assert "given at creation" in result.problems[0].reason
+    done = CliRunner().invoke(
+        cli, ["audit", "--db", str(db), "--workers", "1", MATCH, "--commitment", f"{MATCH}={given}"]
+    )
+    assert done.exit_code == 1
+    assert "commitment_mismatch" in done.output
+
+
+def test_the_commitment_a_seat_was_given_passes_an_untouched_log(
+    db: Path, events: list[LogEvent]
+) -> None:
+    given = (events[0].detail or {})["seed_commitment"]
+    assert audited(db, commitments={MATCH: [given]})[MATCH].ok

@@ -122,11 +122,18 @@ def check_chain_in_node(
     assert result["failures"][0].startswith(f"event {at}:")
 
 
-def test_node_recomputes_the_deal_and_chain_vectors_of_the_docs() -> None:
+def test_node_recomputes_the_deal_chain_seat_entropy_and_tournament_vectors_of_the_docs() -> None:
     done = run_client("vectors", script=PROVABLE)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
-    assert result == {"ok": True, "deals": 4, "events": 4, "failures": []}
+    assert result == {
+        "ok": True,
+        "deals": 4,
+        "events": 4,
+        "seat_entropy": 3,
+        "tournaments": 3,
+        "failures": [],
+    }
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
@@ -173,6 +180,8 @@ def test_node_client_plays_a_whole_match(
     # Node recomputed every deal from the revealed seed, and the chain it was handed
     assert summary["deals_checked"] == rounds
     assert len(summary["heads"]) == rounds  # each round end, and the match end
+    last = query(stub, "SELECT max(seq) AS seq FROM events WHERE match_id = ?", match_id)
+    assert summary["chain_head_sequence"] == last[0]["seq"]  # the match end's event
     check_chain_in_node(stub, match_id, summary["chain_head"], tmp_path)
     kinds = query(
         stub,

@@ -18,6 +18,7 @@ PROTO = "sniff/v1/sniff.proto"
 EXPECTED_RPCS = {
     # name: server streaming
     "CreateMatch": False,
+    "ContributeEntropy": False,
     "DealRound": False,
     "ListLegalMoves": False,
     "ApplyMove": False,
@@ -29,6 +30,9 @@ EXPECTED_RPCS = {
     "ImportMatches": False,
     "Analyze": False,
     "AnalyzePosition": False,
+    "GetLogKey": False,
+    "GetInclusionProof": False,
+    "GetConsistencyProof": False,
 }
 CLIENT_STREAMING = {"ImportMatches"}
 """The RPCs a client streams to: an import's Arrow IPC, in chunks."""

@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from analysis.cli.main import cli
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.storage import chain
 from sniff.dealing import lot, shuffled_tiles
 from sniff.rules import HAND_SIZE
 from sniff.tiles import NAMES
 from tests.service_helpers import (
+    MAX_ACTIONS,
     RPC_TIMEOUT,
     Stub,
     create,
@@ -94,6 +97,56 @@ def test_the_seats_get_the_head_of_every_round_end_and_of_the_match_end(tmp_path
         )
         assert st.seed_commitment == created.seed_commitment
         assert st.HasField("reveal")
+
+
+@pytest.mark.slow
+def test_apply_move_gives_its_head_with_the_sequence_get_scores_get_state_and_the_stream_give(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "log.duckdb"
+    with serving(db) as service:
+        stub = service.stub
+        # a round limit: the last reply writes both a round end and the match end
+        request = pb.CreateMatchRequest(seat_count=2, seed=77, round_limit=3)
+        created = stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+        rng = random.Random(6)
+        given: list[tuple[str, int]] = []
+        for _ in range(MAX_ACTIONS):
+            reply = play_step(stub, created, rng)
+            if reply is None:
+                break
+            if not reply.chain_head:
+                assert reply.chain_head_sequence == 0  # mid-round: no head, no sequence
+                continue
+            head = (reply.chain_head, reply.chain_head_sequence)
+            scores = stub.GetScores(
+                pb.GetScoresRequest(match_id=created.match_id, token=created.seat_tokens[0]),
+                timeout=RPC_TIMEOUT,
+            )
+            assert (scores.chain_head, scores.chain_head_sequence) == head
+            st = state(stub, created.match_id, created.seat_tokens[1])
+            assert (st.chain_head, st.chain_head_sequence) == head
+            given.append(head)
+        assert len(given) == 3  # two round ends, then the third round's and the match's end
+        stream = {
+            item.event.sequence: (item.event.WhichOneof("kind"), item.event.chain_head)
+            for item in stub.WatchMatch(
+                pb.WatchMatchRequest(match_id=created.match_id, token=created.seat_tokens[0]),
+                timeout=RPC_TIMEOUT,
+            )
+        }
+        assert [stream[seq] for _, seq in given] == [
+            ("round_ended", given[0][0]),
+            ("round_ended", given[1][0]),
+            ("match_ended", given[2][0]),
+        ]
+        assert given[-1][1] == max(stream)
+        kept = [arg for head, _ in given for arg in ("--head", f"{created.match_id}={head}")]
+        done = CliRunner().invoke(
+            cli, ["audit", "--db", str(db), "--workers", "1", created.match_id, *kept]
+        )
+        assert done.exit_code == 0, done.output
+        assert done.output == f"{created.match_id}: ok\n"
 
 
 @pytest.mark.slow
@@ -185,6 +238,7 @@ def test_a_retried_round_ending_move_gets_the_same_head_also_after_a_restart(
             timeout=RPC_TIMEOUT,
         )
         assert again.chain_head == ender.chain_head
+        assert again.chain_head_sequence == ender.chain_head_sequence > 0
         assert len(again.chain_head) == HEX64
 
 

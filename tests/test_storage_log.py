@@ -42,7 +42,7 @@ def log(db: Path) -> Iterator[EventLog]:
 
 def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
     with EventLog(db) as log:
-        assert log.schema_version() == SCHEMA_VERSION == 4
+        assert log.schema_version() == SCHEMA_VERSION == 5
         assert log.opening.version_found is None
         views = log.query(
             "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name"
@@ -63,7 +63,8 @@ def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
         tables = log.query(
             "SELECT table_name FROM duckdb_tables() WHERE NOT internal ORDER BY table_name"
         ).column("table_name")
-        assert tables.to_pylist() == [
+        assert sorted(tables.to_pylist()) == [
+            "checkpoints",
             "events_all",
             "match_facts",
             "match_results_all",
@@ -71,6 +72,8 @@ def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
             "round_facts",
             "schema_version",
             "sniff_decisions",
+            "tree_heads",
+            "tree_leaves",
         ]
     assert db.exists()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -21,6 +22,8 @@ from analysis.tournament import (
     report,
     rotations,
 )
+from analysis.tournament_audit import TournamentMatch, check_tournament, parse_pins
+from sniff.seeds import tournament_seeds_commitment
 from tests.service_helpers import Served
 
 
@@ -192,3 +195,116 @@ def test_a_tournament_goes_through_the_service_that_holds_the_log(
     )  # fmt: skip
     assert code == 0
     assert out.splitlines()[-1] == "6"
+
+
+# -- the commitment to the deal seeds ----------------------------------------------------
+
+
+def _committed_matches(salt: bytes, seeds: list[int], rotations: int = 2) -> list[TournamentMatch]:
+    digest = tournament_seeds_commitment(salt, seeds).hex()
+    return [
+        TournamentMatch(f"t-d{d}-r{r}", "t", digest, str(d), str(seed), salt.hex())
+        for d, seed in enumerate(seeds)
+        for r in range(rotations)
+    ]
+
+
+def test_a_tournaments_logged_seeds_and_salt_open_its_commitment() -> None:
+    matches = _committed_matches(b"\x07" * 32, [40, 41, 42])
+    assert check_tournament("t", matches).ok
+    assert check_tournament("t", matches, matches[0].commitment).ok
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        ({"seed": "99"}, "different seeds"),
+        ({"salt": "00" * 32}, "different salts"),
+        ({"salt": None}, "reveals no salt"),
+        ({"commitment": "11" * 32}, "different commitments"),
+        ({"deal": "x"}, "no deal index"),
+    ],
+)
+def test_an_edited_seed_salt_or_commitment_is_a_tournament_commitment_problem(
+    edit: dict[str, str | None], words: str
+) -> None:
+    matches = _committed_matches(b"\x07" * 32, [40, 41, 42])
+    matches[3] = replace(matches[3], **edit)  # type: ignore[arg-type]
+    result = check_tournament("t", matches)
+    assert [p.kind for p in result.problems] == ["tournament_commitment"]
+    assert words in result.problems[0].reason
+
+
+def test_every_rotation_edited_alike_still_fails_to_open_the_commitment() -> None:
+    matches = _committed_matches(b"\x07" * 32, [40, 41, 42])
+    edited = [replace(m, seed="99") if m.deal == "1" else m for m in matches]
+    (problem,) = check_tournament("t", edited).problems
+    assert "hash to" in problem.reason
+    salted = [replace(m, salt="08" * 32) for m in matches]
+    assert "hash to" in check_tournament("t", salted).problems[0].reason
+
+
+def test_a_missing_deal_or_a_dropped_last_deal_is_caught() -> None:
+    matches = _committed_matches(b"\x07" * 32, [40, 41, 42])
+    without_middle = [m for m in matches if m.deal != "1"]
+    assert "no match of deal 1" in check_tournament("t", without_middle).problems[0].reason
+    without_last = [m for m in matches if m.deal != "2"]
+    assert "hash to" in check_tournament("t", without_last).problems[0].reason
+
+
+def test_a_pinned_commitment_must_be_the_logged_one() -> None:
+    matches = _committed_matches(b"\x07" * 32, [40, 41])
+    (problem,) = check_tournament("t", matches, "ab" * 32).problems
+    assert problem.kind == "tournament_commitment"
+    assert "published before play" in problem.reason
+
+
+@pytest.mark.parametrize("value", ["t", "t=", "=" + "ab" * 32, "t=xyz", "t=" + "ab" * 31])
+def test_a_malformed_tournament_pin_is_refused(value: str) -> None:
+    with pytest.raises(ValueError, match="RUN_ID=HEX"):
+        parse_pins([value])
+
+
+@pytest.mark.slow
+def test_a_tournament_commits_before_play_reveals_at_the_end_and_audits_ok(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "t.duckdb"
+    code, out, err = run(
+        "tournament", "--bots", "greedy,random", "--deals", "3", "--round-limit", "1",
+        "--workers", "1", "--db", str(db), "--format", "json", "--seed", "40",
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    reveal = doc["seed_commitment"]
+    assert reveal["seeds"] == ["40", "41", "42"]
+    salt = bytes.fromhex(reveal["salt"])
+    assert tournament_seeds_commitment(salt, [40, 41, 42]).hex() == reveal["commitment"]
+    first = err.splitlines()[0]
+    assert reveal["commitment"] in first  # published before the first deal
+    tid = doc["tournament"]
+    pin = f"{tid}={reveal['commitment']}"
+    code, out, err = run("audit", "--db", str(db), "--tournament", pin, "--format", "jsonl")
+    assert code == 0, out + err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[-1] == {"id": tid, "ok": True, "problems": []}
+    assert len(lines) == 7  # 3 deals x 2 rotations, then the tournament
+
+    code, out, _ = run("audit", "--db", str(db), "--tournament", f"{tid}={'ab' * 32}")
+    assert code == 1
+    assert "tournament_commitment" in out
+    code, _, err = run("audit", "--db", str(db), "--tournament", f"{tid}=nothex")
+    assert code == 2
+    assert "RUN_ID=HEX" in err
+
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "UPDATE events_all SET detail = json_merge_patch(detail, ?) "
+            "WHERE match_id = ? AND kind = 'match_ended'",
+            [json.dumps({"tournament_salt": "00" * 32}), f"{tid}-d1-r0"],
+        )
+    code, out, _ = run("audit", "--db", str(db), "--format", "jsonl")
+    assert code == 1
+    by_id = {d["id"]: d for d in map(json.loads, out.splitlines())}
+    assert {p["kind"] for p in by_id[f"{tid}-d1-r0"]["problems"]} == {"chain_broken"}
+    assert [p["kind"] for p in by_id[tid]["problems"]] == ["tournament_commitment"]

@@ -6,7 +6,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
@@ -16,6 +18,10 @@ from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import progress_option, tls_ca_option, workers_option
 from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
+
+if TYPE_CHECKING:
+    from service.evidence.keys import PublicKey
+    from service.evidence.signed import Checkpoint
 
 
 def _open(path: str) -> BinaryIO:
@@ -46,6 +52,38 @@ def _open(path: str) -> BinaryIO:
     help="With --db: a chain head a seat kept (the chain_head it was given); the log must "
     "contain it. Repeatable.",
 )
+@click.option(
+    "--commitment",
+    "commitments",
+    multiple=True,
+    metavar="MATCH=HEX",
+    help="With --db: the seed_commitment a seat was given at CreateMatch; the log's must be "
+    "it. Repeatable.",
+)
+@click.option(
+    "--tournament",
+    "tournaments",
+    multiple=True,
+    metavar="RUN_ID=HEX",
+    help="With --db: the commitment to its deal seeds that sniff tournament printed before "
+    "play; the tournament's logged seeds and salt must open it. Repeatable.",
+)
+@click.option(
+    "--public-key",
+    "public_key",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --db: the log's public key (KEY.pub); check every signed checkpoint and tree "
+    "head and the tree of finished matches (reported as `evidence`).",
+)
+@click.option(
+    "--heads",
+    "heads_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --public-key: a file of checkpoints a seat kept (JSON Lines); each must be "
+    "signed by the key and name a hash the log holds.",
+)
 @format_option("text", "jsonl", jsonl="one object a match (docs/audit.md)")
 @click.option(
     "--allow-unfinished",
@@ -61,6 +99,10 @@ def audit(
     inputs: tuple[str, ...],
     db_path: str | None,
     heads: tuple[str, ...],
+    commitments: tuple[str, ...],
+    tournaments: tuple[str, ...],
+    public_key: str | None,
+    heads_file: str | None,
     fmt: str,
     allow_unfinished: bool,
     workers: int | None,
@@ -80,7 +122,10 @@ def audit(
     With --db, the log's events are also checked against their hash chain,
     the seed commitment and every seeded deal (docs/audit.md lists the
     kinds), through the service when one holds the log. --head checks the log
-    against a head a seat kept.
+    against a head a seat kept, --commitment against the seed commitment a
+    seat was given when the match was created. Each tournament of the log (without
+    MATCHES, or those --tournament names) gets one more line: whether its logged deal
+    seeds and salt open its commitment, and the commitment --tournament gives.
 
     Exit status: 0 when every match is ok, 1 when any problem was found, 2
     when the command was misused (for example a file that cannot be read).
@@ -88,14 +133,28 @@ def audit(
     \b
     Example: sniff audit matches.jsonl --format jsonl
     Example: sniff audit --db sniff.duckdb 3f2a9c0d1e2b4a5c --head 3f2a9c0d1e2b4a5c=9ca89f...
+    Example: sniff audit --db sniff.duckdb --commitment 3f2a9c0d1e2b4a5c=5d2911...
+    Example: sniff audit --db sniff.duckdb --tournament tournament-5d0c7e1f2a3b=4b1e...
     """
     count = workers or default_workers()
     bar = Progress(progress, "auditing")
     if db_path is not None:
-        results = _log_results(db_path, inputs, heads, count, bar, tls_ca)
+        results = _log_results(db_path, inputs, heads, commitments, tournaments, count, bar, tls_ca)
+        if public_key is not None:  # read before the log, so misuse prints nothing else
+            key, kept = _evidence_inputs(public_key, heads_file)
+            results = chain(results, _evidence_results(db_path, key, kept, tls_ca))
+        elif heads_file is not None:
+            raise Misuse("--heads needs --public-key KEY.pub")
     else:
-        if heads:
-            raise Misuse("--head checks an event log: give --db FILE")
+        if public_key is not None or heads_file is not None:
+            raise Misuse("--public-key and --heads check an event log: give --db FILE")
+        for option, given in (
+            ("--head", heads),
+            ("--commitment", commitments),
+            ("--tournament", tournaments),
+        ):
+            if given:
+                raise Misuse(f"{option} checks an event log: give --db FILE")
         if not inputs:
             raise Misuse("give the record files to audit, or --db FILE for the event log")
         results = _record_results(inputs, allow_unfinished, count, bar)
@@ -134,14 +193,19 @@ def _log_results(
     db_path: str,
     match_ids: tuple[str, ...],
     heads: tuple[str, ...],
+    commitments: tuple[str, ...],
+    tournaments: tuple[str, ...],
     workers: int,
     bar: Progress,
     tls_ca: str | None,
 ) -> Iterator[AuditResult]:
-    from analysis.logaudit import audit_log, parse_heads
+    from analysis.logaudit import audit_log, parse_commitments, parse_heads
+    from analysis.tournament_audit import parse_pins
 
     try:
         kept = parse_heads(heads)
+        given = parse_commitments(commitments)
+        pins = parse_pins(tournaments)
     except ValueError as e:
         raise Misuse(str(e)) from None
     with log_read_errors():
@@ -149,6 +213,8 @@ def _log_results(
             db_path,
             match_ids,
             heads=kept,
+            commitments=given,
+            tournaments=pins,
             workers=workers,
             started=bar.start,
             progress=bar.update,
@@ -162,15 +228,41 @@ def _log_results(
         yield from results
 
 
+def _evidence_inputs(public_key: str, heads_file: str | None) -> tuple[PublicKey, list[Checkpoint]]:
+    """The public key and the kept checkpoints; either unreadable is misuse."""
+    from analysis.evidence import BadHeadsFile, read_kept_checkpoints
+    from service.evidence.errors import KeyFileError
+    from service.evidence.keys import load_public_key
+
+    try:
+        key = load_public_key(Path(public_key))
+        kept = [] if heads_file is None else read_kept_checkpoints(Path(heads_file))
+    except (KeyFileError, BadHeadsFile) as e:
+        raise Misuse(first_line(str(e))) from None
+    return key, kept
+
+
+def _evidence_results(
+    db_path: str, key: PublicKey, kept: list[Checkpoint], tls_ca: str | None
+) -> Iterator[AuditResult]:
+    """The `evidence` result (analysis/evidence.py), after the matches'."""
+    from analysis.evidence import audit_evidence
+    from analysis.logquery import LogSource
+
+    with log_read_errors(), LogSource(db_path, tls_ca=tls_ca) as source:
+        yield audit_evidence(source, key, kept)
+
+
 @contextmanager
 def log_read_errors() -> Iterator[None]:
     """What reading the log can raise, as one line and exit status 2."""
     from analysis.logquery import NoLog, UnknownMatch
+    from analysis.tournament_audit import UnknownTournament
     from service.storage import StorageError
 
     try:
         yield
-    except (NoLog, UnknownMatch) as e:
+    except (NoLog, UnknownMatch, UnknownTournament) as e:
         raise Misuse(str(e)) from None
     except StorageError as e:
         raise Misuse(first_line(str(e))) from None

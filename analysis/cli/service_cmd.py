@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from analysis.cli.errors import Misuse, first_line
 from analysis.cli.options import (
     DEMO_MATCHES_MAX,
     bots_option,
@@ -52,6 +53,13 @@ from service.defaults import DEFAULT_MAX_LIVE_MATCHES
     help="PEM certificate chain: serve TLS only (use it beyond loopback; needs --tls-key).",
 )
 @click.option("--tls-key", type=click.Path(dir_okay=False), default=None, help="PEM private key.")
+@click.option(
+    "--signing-key-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="An Ed25519 key from `sniff keygen`: sign every head handed out and the tree of "
+    "finished matches (docs/evidence.md).",
+)
 @db_option
 def serve(
     host: str,
@@ -61,6 +69,7 @@ def serve(
     max_live_matches: int,
     tls_cert: str | None,
     tls_key: str | None,
+    signing_key_file: str | None,
     db_path: str,
 ) -> None:
     """Run the gRPC service, logging every event to the DuckDB file.
@@ -74,6 +83,10 @@ def serve(
 
     Example: sniff serve --port 50051 --db sniff.duckdb
     """
+    from pathlib import Path
+
+    from service.evidence.errors import KeyFileError
+    from service.evidence.keys import load_signing_key
     from service.rpc.server import Tls, read_house_key
     from service.rpc.server import serve as run
 
@@ -85,6 +98,12 @@ def serve(
             house_key = read_house_key(house_key_file)
     except (OSError, ValueError) as e:
         raise click.BadParameter(str(e), param_hint="--house-key-file") from None
+    signer = None
+    if signing_key_file is not None:
+        try:
+            signer = load_signing_key(Path(signing_key_file))
+        except KeyFileError as e:
+            raise Misuse(f"--signing-key-file: {first_line(str(e))}") from None
     if tls_cert is not None and tls_key is not None:
         tls = Tls(*check_tls_files(tls_cert, tls_key))
     check_address(host, port)
@@ -97,6 +116,7 @@ def serve(
                 house_key=house_key,
                 max_live_matches=max_live_matches,
                 tls=tls,
+                signer=signer,
             )
         )
     except Exception as e:

@@ -93,12 +93,14 @@ def tournament(
     net result a match (its side's score minus the others'), the head-to-head
     margins, with 95% intervals clustered by deal, and Bradley-Terry ratings
     on the Elo scale with a bootstrap interval over deals. Deterministic from
-    --seed whatever --workers.
+    --seed whatever --workers. Before the first deal it prints (on stderr) a
+    commitment to every deal seed, and at the end the seeds and the salt that
+    open it; the log keeps both, and sniff audit --db checks them.
 
     Example: sniff tournament --bots rollout,greedy --deals 200 --round-limit 1 --target 10000
     """
     from analysis.cli.import_cmd import load_events
-    from analysis.tournament import Settings, play, report
+    from analysis.tournament import SeedsCommitment, Settings, play, report
 
     try:
         bots = parse_bots(bots_text)
@@ -111,18 +113,29 @@ def tournament(
         raise Misuse(str(e)) from None
     if seed + deals - 1 > SEED_MAX:
         raise Misuse(f"--seed {seed} with --deals {deals} runs past the largest seed (2^64-1)")
+    committed = SeedsCommitment.new(settings)
+    click.echo(
+        f"{settings.id}: commitment to its {deals} deal seeds {committed.commitment.hex()}"
+        " (the seeds and salt are revealed at the end; docs/dealing.md)",
+        err=True,
+    )
     bar = Progress(progress, "playing", unit="matches")
     bar.start(deals * len(bots))
     started = time.perf_counter()
     try:
-        played, table = play(settings, workers=workers or default_workers(), progress=bar.update)
+        played, table = play(
+            settings,
+            workers=workers or default_workers(),
+            progress=bar.update,
+            committed=committed,
+        )
     except KeyboardInterrupt:
         raise Misuse("interrupted: nothing was logged") from None
     finally:
         bar.finish()
     elapsed = time.perf_counter() - started
     imported, present = load_events(db_path, table, tls_ca)
-    result = report(settings, played)
+    result = report(settings, played, committed)
     doc = result.to_json()
     if fmt == "json":
         click.echo(json_line(doc))
@@ -137,6 +150,12 @@ def tournament(
             for row in doc["head_to_head"]
         ]
         write_csv(sys.stdout, ["kind", *_PAIR_COLUMNS, *_RATING_COLUMNS, "matches"], rows)
+        reveal = doc["seed_commitment"]
+        click.echo(
+            f"{settings.id}: deal seeds revealed: salt {reveal['salt']},"
+            f" seeds {' '.join(reveal['seeds'])}",
+            err=True,
+        )
     else:
         click.echo(
             f"{doc['tournament']}: {', '.join(bots)} at {seats} seats, {deals} deals x "
@@ -154,6 +173,11 @@ def tournament(
             render_table(
                 _PAIR_COLUMNS, [[r[c] for c in _PAIR_COLUMNS] for r in doc["head_to_head"]]
             )
+        )
+        reveal = doc["seed_commitment"]
+        click.echo(
+            f"\ndeal seeds committed to before play: {reveal['commitment']}\n"
+            f"salt: {reveal['salt']}\nseeds: {' '.join(reveal['seeds'])}"
         )
     click.echo(
         f"{db_path}: logged {len(imported)} matches ({_events_of(table, imported):,} events), "

@@ -17,8 +17,9 @@
 // {"ok":true,"match_id":...,"moves":N,"rounds":R,"winner":W,"scores":[...],
 // "tally":{...}} and exits 0; on a failed check it prints the reason to
 // stderr and exits 1. The summary also carries the chain's head the seats
-// were given at the match's end ("chain_head", "heads": one per round end and
-// the match end) and how many seeded deals were recomputed from the revealed
+// were given at the match's end ("chain_head", with the sequence number of its
+// event, "chain_head_sequence"; "heads": one per round end and the match end)
+// and how many seeded deals were recomputed from the revealed
 // seed and found equal to those served ("deals_checked").
 'use strict';
 
@@ -133,7 +134,7 @@ async function play(address, seats, seed, options) {
     const game = {
       client, id, tokens, observer, seats, target: created.target,
       moves: 0, scores: new Array(seats).fill(0), probed: false, lastDraw: new Map(),
-      round: 0, lastFinisher: null, heads: [],
+      round: 0, lastFinisher: null, heads: [], headSequences: [],
       tally: { lead: 0, place: 0, draw: 0, pass: 0, scoring: 0, retries: 0, domino: 0, blocked: 0, refusals: 0 },
     };
 
@@ -171,6 +172,7 @@ async function play(address, seats, seed, options) {
       scores: matchEnd.scores.map(Number),
       tally: game.tally,
       chain_head: game.heads[game.heads.length - 1],
+      chain_head_sequence: Number(game.headSequences[game.headSequences.length - 1]),
       heads: game.heads,
       deals_checked: dealsChecked,
       calls: client.calls,
@@ -308,7 +310,12 @@ async function turn(game, state, pick) {
   if (reply.round_end) game.lastDraw.clear();
   const ended = reply.round_end !== null || reply.match_end !== null;
   check(ended ? /^[0-9a-f]{64}$/.test(reply.chain_head) : reply.chain_head === '', `chain_head ${show(reply.chain_head)}`);
-  if (ended) game.heads.push(reply.chain_head);
+  // uint64 reads as a decimal string: the head's event is never the creation (0)
+  check(ended ? /^[1-9][0-9]*$/.test(reply.chain_head_sequence) : reply.chain_head_sequence === '0', `chain_head_sequence ${show(reply.chain_head_sequence)}`);
+  if (ended) {
+    game.heads.push(reply.chain_head);
+    game.headSequences.push(reply.chain_head_sequence);
+  }
   return reply;
 }
 
@@ -506,8 +513,8 @@ async function watch(game) {
 
 // Once the match is over: the reveal opens the commitment given at creation,
 // every seeded deal and lot is the one the revealed seed makes (recomputed
-// here, docs/dealing.md), and the heads on the stream are those the replies
-// gave. Returns how many deals were recomputed.
+// here, docs/dealing.md), and the heads on the stream, with their sequence
+// numbers, are those the replies gave. Returns how many deals were recomputed.
 async function proveDeals(game, created, matchEnd) {
   const { client, id, seats } = game;
   const reveal = matchEnd.reveal;
@@ -517,8 +524,11 @@ async function proveDeals(game, created, matchEnd) {
   const opened = provable.commitment(seed, salt).toString('hex');
   check(opened === created.seed_commitment, `the revealed seed and salt give ${opened}, not the commitment ${created.seed_commitment}`);
   const events = (await client.stream('WatchMatch', { match_id: id, token: game.observer, from_sequence: 0 })).map((r) => r.event);
-  const heads = events.filter((e) => e.kind === 'round_ended' || e.kind === 'match_ended').map((e) => e.chain_head);
+  const ends = events.filter((e) => e.kind === 'round_ended' || e.kind === 'match_ended');
+  const heads = ends.map((e) => e.chain_head);
   check(show(heads) === show(game.heads), `stream heads ${show(heads)} != reply heads ${show(game.heads)}`);
+  const sequences = ends.map((e) => e.sequence);
+  check(show(sequences) === show(game.headSequences), `stream head sequences ${show(sequences)} != reply sequences ${show(game.headSequences)}`);
   const ended = events[events.length - 1].match_ended.match_end;
   check(show(ended.reveal) === show(reveal), 'the MatchEnded event reveals other secrets than the reply');
   let checked = 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Provable deals and the hash chain, in JavaScript: proof that another
-// language recomputes what the service commits to (docs/dealing.md,
-// docs/chain.md). Written from those two pages alone.
+// language recomputes what the service commits to (docs/dealing.md, with
+// its seat entropy and tournament commitments, and docs/chain.md). Written
+// from those two pages alone.
 //
 //   node provable.js vectors            check the test vectors of both pages
 //   node provable.js chain EVENTS.json  recompute a finished match's chain from
@@ -224,6 +225,31 @@ function commitment(seed, salt) {
   return crypto.createHash('sha256').update('sniff/commit/v1\0', 'ascii').update(u64be(seed)).update(salt).digest();
 }
 
+// docs/dealing.md, seat entropy: the match seed from the house seed and each seat's 32 bytes.
+function seatEntropySeed(houseSeed, entropies) {
+  const h = crypto.createHash('sha256').update('sniff/seat-entropy/v1\0', 'ascii');
+  h.update(u64be(houseSeed)).update(Buffer.from([entropies.length]));
+  for (const e of entropies) h.update(e);
+  return h.digest().readBigUInt64BE(0);
+}
+
+// docs/dealing.md, a tournament's commitment to its deal seeds.
+function tournamentCommitment(salt, seeds) {
+  const h = crypto.createHash('sha256').update('sniff/tournament-seeds/v1\0', 'ascii');
+  h.update(salt).update(u32be(seeds.length));
+  for (const seed of seeds) h.update(u64be(seed));
+  return h.digest();
+}
+
+// The inputs of the seat entropy and tournament vectors, as the tables describe them.
+const BYTES = (f) => Buffer.from(Array.from({ length: 32 }, (_, i) => f(i)));
+const ENTROPY_INPUTS = [
+  [0n, [BYTES(() => 0), BYTES(() => 0)]],
+  [7n, [BYTES((i) => i), BYTES((i) => 32 + i), BYTES(() => 0xff)]],
+  [2n ** 64n - 1n, [0, 1, 2, 3].map((b) => BYTES(() => b))],
+];
+const TOURNAMENT_SALTS = [BYTES(() => 0), BYTES((i) => i), BYTES(() => 0xff)];
+
 // ---- the commands ------------------------------------------------------------
 
 function checkVectors() {
@@ -260,7 +286,31 @@ function checkVectors() {
       failures.push(`commitment of seed ${c.seed}`);
     }
   }
-  return { ok: failures.length === 0, deals: rows.length, events: vectors.events.length, failures };
+  // docs/dealing.md: seat entropy and the tournament commitment.
+  const seeds = [...dealing.matchAll(/^\| (\d+) \| [^|]+ \| (\d+) \|$/gm)];
+  if (seeds.length !== ENTROPY_INPUTS.length) failures.push(`dealing.md: found ${seeds.length} seat entropy rows`);
+  seeds.forEach(([, house, expected], i) => {
+    const [inputHouse, entropies] = ENTROPY_INPUTS[i] || [];
+    if (inputHouse !== BigInt(house) || seatEntropySeed(inputHouse, entropies) !== BigInt(expected)) {
+      failures.push(`seat entropy of house seed ${house}`);
+    }
+  });
+  const tournaments = [...dealing.matchAll(/^\| `[^`]+` \| ([\d, ]+) \| `([0-9a-f]{64})` \|$/gm)];
+  if (tournaments.length !== TOURNAMENT_SALTS.length) failures.push(`dealing.md: found ${tournaments.length} tournament rows`);
+  tournaments.forEach(([, list, expected], i) => {
+    const dealSeeds = list.split(', ').map((x) => BigInt(x));
+    if (tournamentCommitment(TOURNAMENT_SALTS[i], dealSeeds).toString('hex') !== expected) {
+      failures.push(`tournament commitment ${i}`);
+    }
+  });
+  return {
+    ok: failures.length === 0,
+    deals: rows.length,
+    events: vectors.events.length,
+    seat_entropy: seeds.length,
+    tournaments: tournaments.length,
+    failures,
+  };
 }
 
 function checkChain(file) {
@@ -277,7 +327,10 @@ function checkChain(file) {
   return { ok: failures.length === 0, head: head.toString('hex'), events: rows.length, failures };
 }
 
-module.exports = { shuffledTiles, lot, seededDeal, commitment, eventContent, link, parseJson, canonical, GENESIS, TILE_NAMES };
+module.exports = {
+  shuffledTiles, lot, seededDeal, commitment, seatEntropySeed, tournamentCommitment,
+  eventContent, link, parseJson, canonical, GENESIS, TILE_NAMES,
+};
 
 if (require.main === module) {
   const [command, arg] = process.argv.slice(2);

@@ -17,6 +17,7 @@ from service.defaults import ROUND_LIMIT_MAX, TARGET_MAX, TARGET_MIN
 from service.errors import BadArgument, LimitReached
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from sniff.dealing import SEED_LIMIT
+from sniff.seeds import ENTROPY_SIZE
 
 MAX_SEED: Final = SEED_LIMIT - 1
 """Seeds are what the engine deals from: 0 .. 2^64-1 (the whole uint64 field)."""
@@ -104,6 +105,8 @@ def create_match(request: pb.CreateMatchRequest) -> None:
         raise _refuse("seed", f"{request.seed} is out of range (0 to 2^64-1)")
     if request.HasField("first_deal"):
         deal(request.first_deal, "first_deal")
+        if request.seat_entropy:
+            raise _refuse("seat_entropy", "a match with seat entropy is not given a first_deal")
     variant(request.variant)
     if request.HasField("round_limit") and not 1 <= request.round_limit <= ROUND_LIMIT_MAX:
         raise _refuse(
@@ -114,6 +117,13 @@ def create_match(request: pb.CreateMatchRequest) -> None:
 def variant(value: int, field: str = "variant") -> None:
     if value not in pb.Variant.values():
         raise _refuse(field, f"{value} is not a variant (VARIANT_UNSPECIFIED ... VARIANT_BRITISH)")
+
+
+def contribute_entropy(request: pb.ContributeEntropyRequest) -> None:
+    match_id(request.match_id)
+    token(request.token)
+    if len(request.entropy) != ENTROPY_SIZE:
+        raise _refuse("entropy", f"give {ENTROPY_SIZE} bytes, not {len(request.entropy)}")
 
 
 def deal_round(request: pb.DealRoundRequest) -> None:

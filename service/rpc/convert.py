@@ -8,7 +8,9 @@ from typing import Any, Final
 import pyarrow as pa
 
 from service.errors import BadArgument
-from service.hub import OBSERVER, ApplyOutcome, Created, Logged, Proof
+from service.evidence.proofs import ConsistencyProof, InclusionProof
+from service.evidence.signed import Checkpoint, TreeHead
+from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
 from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.query_stream import QueryValue
@@ -188,15 +190,29 @@ def create_response(created: Created) -> pb.CreateMatchResponse:
         seat_tokens=list(created.seat_tokens),
         observer_token=created.observer_token,
         target=match.target,
-        leader=match.leader,
-        leader_choice=leader_choice_pb(match.history[-1].leader_choice),
-        turn=match.turn,
         variant=variant_pb(match.variant),
         seed_commitment=hex_of(created.seed_commitment),
     )
+    if match.history:  # a match with seat entropy is dealt later (ContributeEntropy)
+        response.leader = match.leader
+        response.leader_choice = leader_choice_pb(match.history[-1].leader_choice)
+        response.turn = match.turn
     if match.round_limit is not None:
         response.round_limit = match.round_limit
     return response
+
+
+def contribute_response(contributed: Contributed) -> pb.ContributeEntropyResponse:
+    msg = pb.ContributeEntropyResponse(
+        seat=contributed.seat,
+        entropy_seats=list(contributed.entropy_seats),
+        dealt=contributed.dealt is not None,
+    )
+    if contributed.dealt is not None:
+        leader, choice = contributed.dealt
+        msg.leader = leader
+        msg.leader_choice = leader_choice_pb(choice)
+    return msg
 
 
 def deal_response(round_index: int, leader: int, choice: LeaderChoice) -> pb.DealRoundResponse:
@@ -256,7 +272,45 @@ def apply_response(outcome: ApplyOutcome) -> pb.ApplyMoveResponse:
     if outcome.turn is not None:
         msg.turn = outcome.turn
     msg.chain_head = hex_of(outcome.chain_head)
+    msg.chain_head_sequence = outcome.chain_head_seq or 0
+    if outcome.checkpoint is not None:
+        msg.checkpoint.CopyFrom(checkpoint_pb(outcome.checkpoint))
     return msg
+
+
+def checkpoint_pb(c: Checkpoint) -> pb.SignedCheckpoint:
+    return pb.SignedCheckpoint(
+        log_id=c.log_id, match_id=c.match_id, seq=c.seq, head=c.head, signature=c.signature.hex()
+    )
+
+
+def tree_head_pb(h: TreeHead) -> pb.SignedTreeHead:
+    return pb.SignedTreeHead(
+        log_id=h.log_id,
+        tree_size=h.tree_size,
+        root_hash=h.root_hash,
+        timestamp_ms=h.timestamp_ms,
+        signature=h.signature.hex(),
+    )
+
+
+def inclusion_pb(p: InclusionProof) -> pb.GetInclusionProofResponse:
+    return pb.GetInclusionProofResponse(
+        match_id=p.match_id,
+        seq=p.seq,
+        head=p.head,
+        leaf_index=p.leaf_index,
+        tree_head=tree_head_pb(p.tree_head),
+        path_hashes=[h.hex() for h in p.path],
+    )
+
+
+def consistency_pb(p: ConsistencyProof) -> pb.GetConsistencyProofResponse:
+    return pb.GetConsistencyProofResponse(
+        from_tree_head=tree_head_pb(p.old),
+        to_tree_head=tree_head_pb(p.new),
+        path_hashes=[h.hex() for h in p.path],
+    )
 
 
 def match_end_pb(
@@ -324,6 +378,11 @@ def state_pb(
     msg.seed_commitment = hex_of(proof.seed_commitment)
     msg.chain_head = hex_of(proof.head)
     msg.chain_head_sequence = proof.head_seq or 0
+    if proof.entropy_seats is not None:
+        msg.seat_entropy = True
+        msg.entropy_seats.extend(proof.entropy_seats)
+    if proof.checkpoint is not None:
+        msg.checkpoint.CopyFrom(checkpoint_pb(proof.checkpoint))
     reveal = reveal_pb(proof.revealed)
     if reveal is not None:
         msg.reveal.CopyFrom(reveal)
@@ -338,6 +397,8 @@ def scores_pb(v: SeatView, proof: Proof) -> pb.GetScoresResponse:
         msg.winning_seats.extend(winning_seats(v.winner, v.seats))
     msg.chain_head = hex_of(proof.head)
     msg.chain_head_sequence = proof.head_seq or 0
+    if proof.checkpoint is not None:
+        msg.checkpoint.CopyFrom(checkpoint_pb(proof.checkpoint))
     return msg
 
 
@@ -417,6 +478,8 @@ def event_pb(
     # A match without a chain secret (begun before schema 3) gets its head only at the end.
     if e.kind == "match_ended" or (keyed and e.kind == "round_ended"):
         msg.chain_head = hex_of(e.hash)
+        if logged.checkpoint is not None:
+            msg.checkpoint.CopyFrom(checkpoint_pb(logged.checkpoint))
     return msg
 
 

@@ -28,6 +28,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from service.defaults import DEFAULT_ADDRESS, DEFAULT_DB, DEFAULT_MAX_LIVE_MATCHES
+from service.evidence.keys import SigningKey
 from service.hub import Hub
 from service.rpc import decoding, reflection
 from service.rpc.bounds import MAX_TOKEN_LENGTH
@@ -114,6 +115,7 @@ def create_server(
     tls: Tls | None = None,
     event_log: EventLog | None = None,
     hub_threads: int = HUB_THREADS,
+    signer: SigningKey | None = None,
 ) -> Running:
     """Open the log, rebuild its matches, bind `address` (port 0 picks one) and start serving.
 
@@ -121,10 +123,11 @@ def create_server(
     of the process, not of the machine): see `EventLog`. With `house_key`,
     CreateMatch and explicit deals need it; with `tls`, the port speaks TLS
     only. `event_log` replaces the log at `db_path` (the benchmark's no-log
-    server passes a stand-in).
+    server passes a stand-in). With `signer` the log signs the heads it hands
+    out and its tree of finished matches (docs/evidence.md).
     """
     if event_log is None:
-        event_log = EventLog(db_path, sync=sync)
+        event_log = EventLog(db_path, sync=sync, signer=signer)
     try:
         hub = Hub(event_log, max_live_matches)
         recovered = hub.recover()
@@ -203,6 +206,7 @@ def serve(
     max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES,
     tls: Tls | None = None,
     event_log: EventLog | None = None,
+    signer: SigningKey | None = None,
 ) -> int:
     """Serve until SIGTERM or SIGINT; then drain in-flight calls, flush the log and return 0."""
     running = create_server(
@@ -213,6 +217,7 @@ def serve(
         max_live_matches=max_live_matches,
         tls=tls,
         event_log=event_log,
+        signer=signer,
     )
     stop = threading.Event()
 
@@ -223,6 +228,8 @@ def serve(
     signal.signal(signal.SIGINT, on_signal)
     where = "none" if event_log is not None else str(db_path)
     secure = ", TLS" if tls is not None else ""
+    if signer is not None:
+        secure += f", signing as log {signer.log_id}"
     print(f"sniff: serving on {running.address}, event log {where}{secure}", flush=True)
     if ready is not None:
         ready.set()

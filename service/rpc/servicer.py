@@ -122,8 +122,19 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             deal=deal,
             variant=convert.variant_from_pb(request.variant),
             round_limit=request.round_limit if request.HasField("round_limit") else None,
+            seat_entropy=request.seat_entropy,
         )
         return convert.create_response(created)
+
+    @unary
+    async def ContributeEntropy(
+        self, request: pb.ContributeEntropyRequest, context: Context
+    ) -> pb.ContributeEntropyResponse:
+        bounds.contribute_entropy(request)
+        contributed = await self._blocking(
+            self.hub.contribute, request.match_id, request.token, request.entropy
+        )
+        return convert.contribute_response(contributed)
 
     @unary
     async def DealRound(
@@ -273,6 +284,33 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             convert.events_table(data["arrow_ipc"]),
             convert.facts_tables(*(data[name] for name in bounds.FACTS_FIELDS)),
         )
+
+    # -- signed evidence --
+
+    @unary
+    async def GetLogKey(
+        self, request: pb.GetLogKeyRequest, context: Context
+    ) -> pb.GetLogKeyResponse:
+        key, head = await self._blocking(self.hub.log_key)
+        msg = pb.GetLogKeyResponse(public_key_pem=key.public.pem().decode(), log_id=key.log_id)
+        if head is not None:
+            msg.tree_head.CopyFrom(convert.tree_head_pb(head))
+        return msg
+
+    @unary
+    async def GetInclusionProof(
+        self, request: pb.GetInclusionProofRequest, context: Context
+    ) -> pb.GetInclusionProofResponse:
+        bounds.match_id(request.match_id)
+        return convert.inclusion_pb(await self._blocking(self.hub.inclusion, request.match_id))
+
+    @unary
+    async def GetConsistencyProof(
+        self, request: pb.GetConsistencyProofRequest, context: Context
+    ) -> pb.GetConsistencyProofResponse:
+        new_size = request.to_size if request.HasField("to_size") else None
+        proof = await self._blocking(self.hub.consistency, request.from_size, new_size)
+        return convert.consistency_pb(proof)
 
     @streaming
     async def Query(

@@ -24,13 +24,17 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from service.errors import (
+    AwaitingEntropy,
     BadArgument,
     BadPlacement,
+    EntropyAlreadyGiven,
+    EntropyNotWanted,
     Forbidden,
     LimitReached,
     MatchNotFound,
     MissingHouseKey,
     MissingToken,
+    NotSigning,
     QueryTimedOut,
     ServiceStopping,
     StaleMoveCount,
@@ -40,6 +44,7 @@ from service.errors import (
 from service.rpc.decoding import Undecodable
 from service.storage.errors import QueryError, ReadOnlyViolation, StorageError
 from service.storage.imports import BadImport
+from service.storage.tree import NotInTree
 from sniff import (
     BadDeal,
     IllegalMove,
@@ -62,14 +67,22 @@ log = logging.getLogger(__name__)
 
 def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
     # Order matters: the subclasses before their bases.
-    if isinstance(exc, MatchNotFound):
+    if isinstance(exc, MatchNotFound | NotInTree):
         return grpc.StatusCode.NOT_FOUND, "ERROR_REASON_MATCH_NOT_FOUND"
+    if isinstance(exc, NotSigning):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
     if isinstance(exc, MissingToken):
         return grpc.StatusCode.UNAUTHENTICATED, "ERROR_REASON_BAD_TOKEN"
     if isinstance(exc, Forbidden):
         return grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_TOKEN"
     if isinstance(exc, StaleMoveCount):
         return grpc.StatusCode.ABORTED, "ERROR_REASON_MOVE_COUNT_MISMATCH"
+    if isinstance(exc, AwaitingEntropy):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_AWAITING_ENTROPY"
+    if isinstance(exc, EntropyAlreadyGiven):
+        return grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_ENTROPY_ALREADY_GIVEN"
+    if isinstance(exc, EntropyNotWanted):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
     if isinstance(exc, NotationError):
         return grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_MALFORMED_MOVE"
     if isinstance(exc, BadPlacement):
@@ -159,6 +172,8 @@ def to_status(exc: Exception) -> grpc.Status:
         info.metadata["limit"] = exc.limit
     if isinstance(exc, QueryTimedOut):
         info.metadata["limit"] = "query_seconds"
+    if isinstance(exc, AwaitingEntropy):
+        info.metadata["missing_seats"] = ",".join(str(s) for s in exc.missing)
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(code=code.value[0], message=_message(exc), details=[detail])
@@ -179,9 +194,14 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     ServiceStopping,
     StorageError,
     MatchNotFound,
+    NotInTree,
+    NotSigning,
     MissingToken,
     Forbidden,
     StaleMoveCount,
+    AwaitingEntropy,
+    EntropyAlreadyGiven,
+    EntropyNotWanted,
     NotationError,
     BadDeal,
     IllegalMove,

@@ -61,6 +61,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from service.evidence.keys import SigningKey
+from service.evidence.signed import Checkpoint
 from sniff.facts import FactsRows
 
 from . import _sql
@@ -77,6 +79,7 @@ from .errors import (
 )
 from .events import (
     COLUMNS,
+    HASH,
     EventRow,
     LogEvent,
     arrow_schema,
@@ -109,6 +112,7 @@ from .journal import (
 )
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
+from .tree import HEAD_KINDS, TreeSigner, insert_checkpoints, insert_leaves
 
 __all__ = ["EventLog", "Imported", "Opening"]
 
@@ -195,8 +199,10 @@ class ImportLoad:
         reader: duckdb.DuckDBPyConnection,
         stamp: pa.Scalar,
         known: set[str],
+        tree: TreeSigner | None = None,
     ) -> None:
         self._cursor = cursor
+        self._tree = tree
         self._reader = reader
         self._stamp = stamp
         self._known = known
@@ -231,6 +237,9 @@ class ImportLoad:
             try:
                 with owner_only():
                     _insert_table(self._cursor, table, facts)
+                    if self._tree is not None:  # the heads of the matches imported
+                        heads = table.filter(pc.is_in(table.column("kind"), _HEAD_KINDS))
+                        insert_checkpoints(self._cursor, self._tree.checkpoints(_table_rows(heads)))
             except _INSERT_ERRORS as exc:
                 raise _failure("the event log could not import the matches", exc) from exc
         self.imported += fresh
@@ -254,6 +263,7 @@ class _Batch:
     rows: list[EventRow]
     future: Future[None]
     facts: FactsRows | None = None
+    checkpoints: Sequence[Checkpoint] = ()
 
 
 class EventLog(ReadAccess):
@@ -270,7 +280,12 @@ class EventLog(ReadAccess):
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, sync: bool = True, salvage: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        sync: bool = True,
+        salvage: bool = False,
+        signer: SigningKey | None = None,
     ) -> None:
         """Open (or create) the log at `path`.
 
@@ -283,6 +298,13 @@ class EventLog(ReadAccess):
         and survives a power loss; without it, an acknowledged append is in
         the operating system's cache and survives a crash or kill of this
         process, but not of the machine.
+
+        With `signer` (the service's key) the log signs: a checkpoint of every
+        round and match end it stores (those the caller hands to `append`, or
+        made in the load), and a tree head after each load that ends matches
+        (docs/evidence.md). At open it signs what a log without the key left
+        unsigned. Without it the tree's leaves are still numbered, and nothing
+        is signed.
         """
         absolute, self._key = realpath_key(path)
         claim(self._key, write=True)
@@ -315,6 +337,7 @@ class EventLog(ReadAccess):
                 else:
                     salvaged = _salvage(con, journal_path(absolute), scan)
                     loaded = salvaged.loaded
+                tree = None if signer is None else _sign_at_open(con, signer)
             journal_rows = len(scan.rows) + len(scan.after or ())
             self.opening = Opening(found, journal_rows, loaded, salvaged)
             next_seq = {
@@ -348,6 +371,9 @@ class EventLog(ReadAccess):
         self._backlog: list[EventRow] = []
         self._backlog_facts: list[FactsRows] = []
         """The facts callers handed over with the backlog's match ends (loaded with it)."""
+        self._backlog_checkpoints: list[Checkpoint] = []
+        """The checkpoints callers handed over with the backlog's heads (loaded with it)."""
+        self._tree = tree
         self._backlog_since = 0.0
         self._ended: list[str] = []
         """Matches whose end is in the backlog: forgotten once it is loaded."""
@@ -371,12 +397,24 @@ class EventLog(ReadAccess):
 
     # -- appending -------------------------------------------------------------
 
-    def append(self, events: Sequence[LogEvent], facts: FactsRows | None = None) -> None:
+    @property
+    def signer(self) -> SigningKey | None:
+        """The key this log signs with (None: it signs nothing)."""
+        return None if self._tree is None else self._tree.key
+
+    def append(
+        self,
+        events: Sequence[LogEvent],
+        facts: FactsRows | None = None,
+        checkpoints: Sequence[Checkpoint] = (),
+    ) -> None:
         """Append events in the next group commit; return once they are durable.
 
         `facts`: the facts rows (`sniff.facts.facts_rows`) of the matches these events end,
         made by the caller, who has the match in memory; they go into DuckDB with the
         events. A match that ends without them is replayed when its events are loaded.
+        `checkpoints`: those the caller signed (with `signer`) for the heads among the
+        events, to store with them; the load signs any head handed over without one.
 
         Raises why this batch was kept out, whole: DuplicateEvent or
         SequenceGap (the events do not continue their match's sequence),
@@ -385,12 +423,17 @@ class EventLog(ReadAccess):
         log cannot hold. Events of one match must be appended in order (the
         service appends a match's events while holding that match's lock).
         """
-        future = self._enqueue(events, facts)
+        future = self._enqueue(events, facts, checkpoints)
         if self._commit_lock.acquire(blocking=False):
             self._commit_queued()  # nobody else is committing: this thread does
         future.result()
 
-    def _enqueue(self, events: Iterable[LogEvent], facts: FactsRows | None = None) -> Future[None]:
+    def _enqueue(
+        self,
+        events: Iterable[LogEvent],
+        facts: FactsRows | None = None,
+        checkpoints: Sequence[Checkpoint] = (),
+    ) -> Future[None]:
         batch = tuple(events)
         rows = to_rows(batch)
         future: Future[None] = Future()
@@ -398,7 +441,7 @@ class EventLog(ReadAccess):
             if self._closing:
                 raise LogClosed(f"the event log {self.path} is closed")
             if batch:
-                self._queue.append(_Batch(batch, rows, future, facts))
+                self._queue.append(_Batch(batch, rows, future, facts, checkpoints))
         if not batch:
             future.set_result(None)
         return future
@@ -505,6 +548,8 @@ class EventLog(ReadAccess):
             self._backlog_since = time.monotonic()
         self._backlog.extend(rows)
         self._backlog_facts.extend(batch.facts for batch in accepted if batch.facts is not None)
+        for batch in accepted:
+            self._backlog_checkpoints.extend(batch.checkpoints)
         self._next_seq.update(staged)
         self._known.update(staged)
         # A finished match takes no more events in the normal course; forgetting
@@ -567,7 +612,7 @@ class EventLog(ReadAccess):
             return
         try:
             with owner_only():  # the commit may create a new WAL
-                _insert(self._wcur, self._backlog, self._backlog_facts)
+                _insert(self._wcur, self._backlog, self._backlog_facts, self._load_checkpoints())
         except _INSERT_ERRORS as exc:
             _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
             self._load_error = exc
@@ -576,8 +621,11 @@ class EventLog(ReadAccess):
         self._load_error = None
         self._backlog = []  # DuckDB holds it now: never insert it again
         self._backlog_facts = []
+        self._backlog_checkpoints = []
         for match_id in self._ended:
             self._next_seq.pop(match_id, None)
+        if self._ended:
+            self._sign_tree()
         self._ended = []
         try:
             self._sync_new_wal()
@@ -588,6 +636,31 @@ class EventLog(ReadAccess):
             self._journal.clear()
         except OSError:  # the rows stay: a restart skips those DuckDB holds
             _log.exception("could not empty the journal; the next load retries")
+
+    def _load_checkpoints(self) -> list[Checkpoint]:
+        """The checkpoints of the backlog's heads: those handed over, else signed now."""
+        if self._tree is None:
+            return []
+        handed = {(c.match_id, c.seq, c.head): c for c in self._backlog_checkpoints}
+        made: list[Checkpoint] = []
+        for row in self._backlog:
+            if row[2] not in HEAD_KINDS or row[HASH] is None:
+                continue
+            key = (str(row[0]), int(row[1]), bytes(row[HASH]).hex())
+            found = handed.get(key)
+            made.extend([found] if found is not None else self._tree.checkpoints([row]))
+        return made
+
+    def _sign_tree(self) -> None:
+        """A signed tree head over the leaves loaded so far (with a key); one that cannot
+        be stored now is signed at the next load that ends a match, or the next open."""
+        if self._tree is None:
+            return
+        try:
+            with owner_only():
+                self._tree.catch_up(self._wcur)
+        except (duckdb.Error, StorageError):
+            _log.exception("could not store a signed tree head")
 
     def _sync_new_wal(self) -> None:
         """Make a newly created WAL file's name durable, before the journal is emptied.
@@ -681,7 +754,7 @@ class EventLog(ReadAccess):
             # committed), so each part's lookup does not scan the parts before it.
             with ReadAccess._cursor(self) as reader:
                 cursor.execute("BEGIN TRANSACTION")
-                load = ImportLoad(cursor, reader, stamp, self._known)
+                load = ImportLoad(cursor, reader, stamp, self._known, self._tree)
                 try:
                     yield load
                     if load.discarded:
@@ -697,6 +770,8 @@ class EventLog(ReadAccess):
                         cursor.execute("ROLLBACK")
                     raise
             self._known.update(load.imported)
+            if load.imported:
+                self._sign_tree()
 
     @contextmanager
     def _cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -774,13 +849,18 @@ def _failure(what: str, exc: BaseException | None) -> StorageError:
 
 
 def _insert(
-    cursor: duckdb.DuckDBPyConnection, rows: list[EventRow], facts: Sequence[FactsRows] = ()
+    cursor: duckdb.DuckDBPyConnection,
+    rows: list[EventRow],
+    facts: Sequence[FactsRows] = (),
+    checkpoints: Sequence[Checkpoint] = (),
 ) -> None:
     """One transaction: the rows, the settings of the matches they create, the results and
-    facts of those they end, and the mark of those they deal to explicitly."""
+    facts of those they end, the mark of those they deal to explicitly, and the checkpoints
+    of their heads."""
     cursor.execute("BEGIN TRANSACTION")
     try:
         insert_rows(cursor, rows, merged_facts(facts) if facts else None)
+        insert_checkpoints(cursor, checkpoints)
         cursor.execute("COMMIT")
     except BaseException:
         with suppress(duckdb.Error):
@@ -814,6 +894,7 @@ def _table_rows(table: pa.Table) -> list[EventRow]:
 
 
 _TYPED_KINDS: Final = pa.array(["match_created", "match_ended"], pa.string())
+_HEAD_KINDS: Final = pa.array(list(HEAD_KINDS), pa.string())
 
 
 def _explicit_deals(table: pa.Table) -> list[str]:
@@ -857,7 +938,9 @@ def _insert_typed(
 ) -> None:
     """What events make of the typed tables, from the rows among them that make any (their
     creations and ends), the matches dealt to explicitly, and the facts of those they end:
-    one derivation, whether the events came as rows or as an Arrow table."""
+    one derivation, whether the events came as rows or as an Arrow table. The matches they
+    end get their leaves in the tree of finished matches here, in their order
+    (service/storage/tree.py), so every path that inserts events numbers them alike."""
     settings, results = settings_rows(typed), result_rows(typed)
     if settings:
         _insert_arrow(
@@ -871,6 +954,7 @@ def _insert_typed(
         cursor.execute(_sql.query("mark_explicit_deals"), {"match_ids": explicit})
     if results:
         _insert_facts(cursor, [r[0] for r in results], facts)
+        insert_leaves(cursor, typed)
 
 
 def _insert_facts(
@@ -897,6 +981,29 @@ def _insert_arrow(
     finally:
         with suppress(duckdb.Error):
             cursor.unregister(name)
+
+
+def _sign_at_open(con: duckdb.DuckDBPyConnection, key: SigningKey) -> TreeSigner:
+    """The tree signer of a log opened with a key, having signed (in one transaction) what
+    the file holds unsigned: the heads of events a keyless tool or a crash left without a
+    checkpoint, and a tree head when some leaves have none of this key."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        tree = TreeSigner(key, con)
+        signed = tree.sign_missing_checkpoints(con)
+        head = tree.catch_up(con)
+        con.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        raise
+    if signed or head is not None:
+        _log.info(
+            "signed %d checkpoints and %s at open",
+            signed,
+            "no tree head" if head is None else f"a tree head of {head.tree_size} leaves",
+        )
+    return tree
 
 
 def _load_journal(con: duckdb.DuckDBPyConnection, path: Path, rows: list[EventRow]) -> int:

@@ -37,13 +37,14 @@ if TYPE_CHECKING:
     # Imported where used: reading a file's version (every open) needs neither.
     import pyarrow as pa
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """The schema version this code writes; schema.sql creates exactly this one."""
 
 MIGRATIONS: Final[dict[int, str]] = {
     1: "migrate_1_to_2.sql",
     2: "migrate_2_to_3.sql",
     3: "migrate_3_to_4.sql",
+    4: "migrate_4_to_5.sql",
 }
 """From version N (the key), the script that makes a file version N + 1."""
 

@@ -226,3 +226,64 @@ FROM pragma_metadata_info();
 SELECT max(greatest(block_id, coalesce(list_max(additional_block_ids), -1)))
 FROM pragma_storage_info(?)
 WHERE persistent;
+
+-- name: insert_pending_leaves
+-- The leaves of the matches a load ends (service/storage/tree.py), numbered on from the
+-- tree's last leaf in the order given (`ord`): the order the log takes the match ends.
+-- A match that has a leaf already (a second match_ended event, never written by the
+-- service: the audit reports it) gets no second one.
+INSERT INTO tree_leaves (leaf_index, match_id, seq, head)
+SELECT (SELECT coalesce(max(leaf_index) + 1, 0) FROM tree_leaves)
+           + row_number() OVER (ORDER BY ord) - 1,
+       match_id, seq, head
+FROM (
+    SELECT p.ord, p.match_id, p.seq, p.head
+    FROM _pending_leaves AS p
+    WHERE NOT EXISTS (SELECT 1 FROM tree_leaves AS t WHERE t.match_id = p.match_id)
+    QUALIFY row_number() OVER (PARTITION BY p.match_id ORDER BY p.ord) = 1
+);
+
+-- name: insert_pending_checkpoints
+-- Checkpoints signed for heads (service/storage/tree.py); signing a head again gives the
+-- same checkpoint, so one already stored is kept.
+INSERT OR IGNORE INTO checkpoints (match_id, seq, head, log_id, signature)
+SELECT match_id, seq, head, log_id, signature FROM _pending_checkpoints;
+
+-- name: heads_without_checkpoint
+-- Every head (round or match end) without a checkpoint of log $log_id: what a service
+-- holding that key signs when it opens the file.
+SELECT e.match_id, e.seq, lower(hex(e.hash)) AS head
+FROM events_all AS e
+WHERE e.kind IN ('round_ended', 'match_ended') AND e.hash IS NOT NULL
+  AND NOT EXISTS (
+      SELECT 1 FROM checkpoints AS c
+      WHERE c.log_id = $log_id AND c.match_id = e.match_id AND c.seq = e.seq)
+ORDER BY e.match_id, e.seq;
+
+-- name: tree_size_signed
+-- The largest tree a head of log $log_id signs (NULL: none yet).
+SELECT max(tree_size) FROM tree_heads WHERE log_id = $log_id;
+
+-- name: last_tree_head_ms
+-- The time of the latest head of log $log_id: a new one is never earlier.
+SELECT max(timestamp_ms) FROM tree_heads WHERE log_id = $log_id;
+
+-- name: leaves_from
+-- The leaves from index $start on, in order (the tree signer adds them to its range).
+SELECT leaf_index, match_id, seq, head FROM tree_leaves
+WHERE leaf_index >= $start
+ORDER BY leaf_index;
+
+-- name: insert_tree_head
+INSERT INTO tree_heads (tree_size, root_hash, timestamp_ms, log_id, signature)
+VALUES ($tree_size, $root_hash, $timestamp_ms, $log_id, $signature);
+
+-- name: tree_leaves_all
+-- The tree's leaves in order (proofs, the audit).
+SELECT leaf_index, match_id, seq, head FROM tree_leaves ORDER BY leaf_index;
+
+-- name: tree_heads_all
+-- Every signed tree head, smallest tree first, then oldest.
+SELECT tree_size, root_hash, timestamp_ms, log_id, signature
+FROM tree_heads
+ORDER BY tree_size, timestamp_ms;

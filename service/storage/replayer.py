@@ -46,6 +46,7 @@ from sniff import (
 from sniff.dealing import DEALING_VERSION
 from sniff.match import RoundEnd
 from sniff.moves import MOVES_BY_TEXT
+from sniff.seeds import ENTROPY_SIZE, seat_entropy_seed
 
 _PLAYING: Final = Phase.PLAYING  # constants: reading `Phase.PLAYING` costs ~100 ns in 3.11
 _OVER: Final = Phase.OVER
@@ -322,7 +323,9 @@ def replay(
     seeded = seed is not None and settings.get("dealing") == DEALING_VERSION
     yield Created(0, created, match, seed, seeded)
     try:
-        yield from _Replay(events, match, seeded, on_mismatch).run()
+        replay = _Replay(events, match, seeded, on_mismatch)
+        replay.seat_entropy = settings.get("seat_entropy") is True
+        yield from replay.run()
     except _Stop:
         return
 
@@ -339,6 +342,30 @@ def rebuilt(events: Sequence[ReplayEvent], *, strict: bool = True) -> Match:
     return match
 
 
+def logged_entropy(detail: Mapping[str, Any], seats: int) -> list[bytes]:
+    """The seats' entropy a first round_dealt detail holds (`seat_entropy`: one string of
+    64 hex digits a seat, in seat order); ValueError if it holds no such list."""
+    found = detail.get("seat_entropy")
+    if not isinstance(found, list) or len(found) != seats:
+        raise ValueError(f"it logs no seat entropy for its {seats} seats")
+    entropies = []
+    for seat, text in enumerate(found):
+        entropy = _hex_bytes(text)
+        if entropy is None or len(entropy) != ENTROPY_SIZE or entropy.hex() != text:
+            raise ValueError(
+                f"seat {seat}'s entropy is not {2 * ENTROPY_SIZE} lowercase hex digits"
+            )
+        entropies.append(entropy)
+    return entropies
+
+
+def _hex_bytes(text: object) -> bytes | None:
+    try:
+        return bytes.fromhex(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
 def _raise_fatal(mismatch: ReplayMismatch) -> None:
     if mismatch.fatal:
         raise mismatch.error or mismatch
@@ -351,7 +378,7 @@ class _Stop(Exception):
 class _Replay:
     """The events after the creation, replayed on `match`."""
 
-    __slots__ = ("events", "last_result", "match", "on_mismatch", "seeded")
+    __slots__ = ("events", "last_result", "match", "on_mismatch", "seat_entropy", "seeded")
 
     def __init__(
         self,
@@ -366,6 +393,9 @@ class _Replay:
         self.on_mismatch = on_mismatch
         self.last_result: ActionResult | None = None
         """The last action's result, until a round end follows it."""
+        self.seat_entropy = False
+        """The match was created with seat entropy: its first deal carries the seats' entropy,
+        and from it on every seeded deal and lot is the derived seed's (docs/dealing.md)."""
 
     def report(self, mismatch: ReplayMismatch) -> None:
         if self.on_mismatch is None:
@@ -442,6 +472,8 @@ class _Replay:
             self.report(Unreadable(i, event, "malformed", reason, error=e))
             raise _Stop from None
         explicit = detail.get("dealt_by") == "request"
+        if expected_round == 0 and self.seat_entropy and self.seeded:
+            self.derive_seed(i, event, detail)
         remade = False
         if not explicit and self.seeded:
             made, choice = match.seeded_deal(expected_round)
@@ -488,6 +520,25 @@ class _Replay:
         if remade:  # the round keeps the leader choice it was dealt with (lot or finisher)
             match.history[-1].leader_choice = choice
         return Dealt(i, event, logged)
+
+    def derive_seed(self, i: int, event: ReplayEvent, detail: Mapping[str, Any]) -> None:
+        """The match's seed from here on: the house's seed mixed with the seats' entropy the
+        first deal logs (sniff/seeds.py). Without readable entropy no deal can be re-made."""
+        match = self.match
+        try:
+            entropies = logged_entropy(detail, match.seats)
+        except ValueError as e:
+            self.report(
+                DealMismatch(
+                    i,
+                    event,
+                    "deal_mismatch",
+                    f"the match was created with seat entropy, but its first deal: {e}",
+                )
+            )
+            self.seeded = False
+            return
+        match.seed = seat_entropy_seed(match.seed, entropies)
 
     def act(self, i: int, event: ReplayEvent) -> Acted:
         match = self.match

@@ -1,4 +1,4 @@
--- American Sniff event log: the tables of a new file, at schema version 4.
+-- American Sniff event log: the tables of a new file, at schema version 5.
 --
 -- Run once, when a log file is created. An existing file is brought to this
 -- version by the migration steps (migrate_N_to_M.sql, listed in migrate.py)
@@ -12,7 +12,7 @@ CREATE TABLE schema_version (
     version INTEGER NOT NULL
 );
 
-INSERT INTO schema_version (version) VALUES (4);
+INSERT INTO schema_version (version) VALUES (5);
 
 -- Append-only: one row per thing that happened to a match, in order.
 CREATE TABLE events_all (
@@ -70,3 +70,34 @@ CREATE TABLE match_results_all (
     ended_by      VARCHAR             -- target | round_limit
 );
 
+
+-- The tree of finished matches (docs/evidence.md): one leaf per finished match, numbered
+-- in the order the log took their match_ended events, the signed roots of its prefixes,
+-- and the signed checkpoints of the heads handed out. The same tables as
+-- migrate_4_to_5.sql.
+CREATE TABLE tree_leaves (
+    leaf_index BIGINT  PRIMARY KEY,         -- 0, 1, 2, ... no gaps
+    match_id   VARCHAR NOT NULL UNIQUE,
+    seq        BIGINT  NOT NULL,            -- of the match's match_ended event
+    head       VARCHAR NOT NULL             -- that event's hash, 64 lowercase hex digits
+);
+
+-- Signed tree heads: the root of the first tree_size leaves, signed at timestamp_ms.
+CREATE TABLE tree_heads (
+    tree_size    BIGINT  NOT NULL,
+    root_hash    VARCHAR NOT NULL,          -- 64 lowercase hex digits
+    timestamp_ms BIGINT  NOT NULL,          -- milliseconds since 1970-01-01T00:00:00Z
+    log_id       VARCHAR NOT NULL,          -- SHA-256 of the signing public key
+    signature    VARCHAR NOT NULL,          -- Ed25519, 128 lowercase hex digits
+    PRIMARY KEY (log_id, tree_size)
+);
+
+-- Signed checkpoints: one per round_ended and match_ended event (the heads handed out).
+CREATE TABLE checkpoints (
+    match_id  VARCHAR NOT NULL,
+    seq       BIGINT  NOT NULL,
+    head      VARCHAR NOT NULL,             -- the hash of event seq, 64 lowercase hex digits
+    log_id    VARCHAR NOT NULL,
+    signature VARCHAR NOT NULL,             -- Ed25519, 128 lowercase hex digits
+    PRIMARY KEY (log_id, match_id, seq)
+);

@@ -26,6 +26,8 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_STORAGE_FULL: _ClassVar[ErrorReason]
     ERROR_REASON_STORAGE_UNAVAILABLE: _ClassVar[ErrorReason]
     ERROR_REASON_BAD_ORIENTATION: _ClassVar[ErrorReason]
+    ERROR_REASON_AWAITING_ENTROPY: _ClassVar[ErrorReason]
+    ERROR_REASON_ENTROPY_ALREADY_GIVEN: _ClassVar[ErrorReason]
 
 class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -92,6 +94,8 @@ ERROR_REASON_BAD_HOUSE_KEY: ErrorReason
 ERROR_REASON_STORAGE_FULL: ErrorReason
 ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason
 ERROR_REASON_BAD_ORIENTATION: ErrorReason
+ERROR_REASON_AWAITING_ENTROPY: ErrorReason
+ERROR_REASON_ENTROPY_ALREADY_GIVEN: ErrorReason
 VARIANT_UNSPECIFIED: Variant
 VARIANT_AMERICAN: Variant
 VARIANT_STUBBY: Variant
@@ -268,20 +272,22 @@ class Reveal(_message.Message):
     def __init__(self, seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., chain_secret: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit")
+    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit", "seat_entropy")
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     FIRST_DEAL_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
     target: int
     seed: int
     first_deal: Deal
     variant: Variant
     round_limit: int
-    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ...) -> None: ...
+    seat_entropy: bool
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seat_entropy: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit", "seed_commitment")
@@ -308,6 +314,30 @@ class CreateMatchResponse(_message.Message):
     round_limit: int
     seed_commitment: str
     def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+
+class ContributeEntropyRequest(_message.Message):
+    __slots__ = ("match_id", "token", "entropy")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    entropy: bytes
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., entropy: _Optional[bytes] = ...) -> None: ...
+
+class ContributeEntropyResponse(_message.Message):
+    __slots__ = ("seat", "entropy_seats", "dealt", "leader", "leader_choice")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_SEATS_FIELD_NUMBER: _ClassVar[int]
+    DEALT_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    LEADER_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    entropy_seats: _containers.RepeatedScalarFieldContainer[int]
+    dealt: bool
+    leader: int
+    leader_choice: LeaderChoice
+    def __init__(self, seat: _Optional[int] = ..., entropy_seats: _Optional[_Iterable[int]] = ..., dealt: _Optional[bool] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ...) -> None: ...
 
 class DealRoundRequest(_message.Message):
     __slots__ = ("match_id", "token", "deal")
@@ -362,7 +392,7 @@ class ApplyMoveRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., notation: _Optional[str] = ..., expected_move_count: _Optional[int] = ...) -> None: ...
 
 class ApplyMoveResponse(_message.Message):
-    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores", "chain_head")
+    __slots__ = ("seat", "move", "move_count", "points", "counted_ends", "ends_sum", "drawn_tile", "round_end", "match_end", "turn", "scores", "chain_head", "chain_head_sequence", "checkpoint")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -375,6 +405,8 @@ class ApplyMoveResponse(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     move: Move
     move_count: int
@@ -387,7 +419,9 @@ class ApplyMoveResponse(_message.Message):
     turn: int
     scores: _containers.RepeatedScalarFieldContainer[int]
     chain_head: str
-    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ...) -> None: ...
+    chain_head_sequence: int
+    checkpoint: SignedCheckpoint
+    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., move_count: _Optional[int] = ..., points: _Optional[int] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., round_end: _Optional[_Union[RoundEnd, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., turn: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
 
 class ScoreLayoutRequest(_message.Message):
     __slots__ = ("placements", "variant")
@@ -418,7 +452,7 @@ class GetScoresRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class GetScoresResponse(_message.Message):
-    __slots__ = ("scores", "target", "over", "winner", "winning_seats", "chain_head", "chain_head_sequence")
+    __slots__ = ("scores", "target", "over", "winner", "winning_seats", "chain_head", "chain_head_sequence", "checkpoint")
     SCORES_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     OVER_FIELD_NUMBER: _ClassVar[int]
@@ -426,6 +460,7 @@ class GetScoresResponse(_message.Message):
     WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
     target: int
     over: bool
@@ -433,7 +468,8 @@ class GetScoresResponse(_message.Message):
     winning_seats: _containers.RepeatedScalarFieldContainer[int]
     chain_head: str
     chain_head_sequence: int
-    def __init__(self, scores: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ..., over: _Optional[bool] = ..., winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ...) -> None: ...
+    checkpoint: SignedCheckpoint
+    def __init__(self, scores: _Optional[_Iterable[int]] = ..., target: _Optional[int] = ..., over: _Optional[bool] = ..., winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("match_id", "token")
@@ -450,7 +486,7 @@ class GetStateResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
 
 class MatchState(_message.Message):
-    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal")
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal", "seat_entropy", "entropy_seats", "checkpoint")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -480,6 +516,9 @@ class MatchState(_message.Message):
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     REVEAL_FIELD_NUMBER: _ClassVar[int]
+    SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_SEATS_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
     seat_count: int
@@ -509,7 +548,10 @@ class MatchState(_message.Message):
     chain_head: str
     chain_head_sequence: int
     reveal: Reveal
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
+    seat_entropy: bool
+    entropy_seats: _containers.RepeatedScalarFieldContainer[int]
+    checkpoint: SignedCheckpoint
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ..., seat_entropy: _Optional[bool] = ..., entropy_seats: _Optional[_Iterable[int]] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "from_sequence")
@@ -528,7 +570,7 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("sequence", "match_created", "round_dealt", "action_applied", "round_ended", "match_ended", "chain_head")
+    __slots__ = ("sequence", "match_created", "round_dealt", "action_applied", "round_ended", "match_ended", "chain_head", "checkpoint")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     MATCH_CREATED_FIELD_NUMBER: _ClassVar[int]
     ROUND_DEALT_FIELD_NUMBER: _ClassVar[int]
@@ -536,6 +578,7 @@ class MatchEvent(_message.Message):
     ROUND_ENDED_FIELD_NUMBER: _ClassVar[int]
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
     CHAIN_HEAD_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     match_created: MatchCreated
     round_dealt: RoundDealt
@@ -543,7 +586,90 @@ class MatchEvent(_message.Message):
     round_ended: RoundEnded
     match_ended: MatchEnded
     chain_head: str
-    def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., chain_head: _Optional[str] = ...) -> None: ...
+    checkpoint: SignedCheckpoint
+    def __init__(self, sequence: _Optional[int] = ..., match_created: _Optional[_Union[MatchCreated, _Mapping]] = ..., round_dealt: _Optional[_Union[RoundDealt, _Mapping]] = ..., action_applied: _Optional[_Union[ActionApplied, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., chain_head: _Optional[str] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
+
+class SignedCheckpoint(_message.Message):
+    __slots__ = ("log_id", "match_id", "seq", "head", "signature")
+    LOG_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    log_id: str
+    match_id: str
+    seq: int
+    head: str
+    signature: str
+    def __init__(self, log_id: _Optional[str] = ..., match_id: _Optional[str] = ..., seq: _Optional[int] = ..., head: _Optional[str] = ..., signature: _Optional[str] = ...) -> None: ...
+
+class SignedTreeHead(_message.Message):
+    __slots__ = ("log_id", "tree_size", "root_hash", "timestamp_ms", "signature")
+    LOG_ID_FIELD_NUMBER: _ClassVar[int]
+    TREE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ROOT_HASH_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_MS_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    log_id: str
+    tree_size: int
+    root_hash: str
+    timestamp_ms: int
+    signature: str
+    def __init__(self, log_id: _Optional[str] = ..., tree_size: _Optional[int] = ..., root_hash: _Optional[str] = ..., timestamp_ms: _Optional[int] = ..., signature: _Optional[str] = ...) -> None: ...
+
+class GetLogKeyRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetLogKeyResponse(_message.Message):
+    __slots__ = ("public_key_pem", "log_id", "tree_head")
+    PUBLIC_KEY_PEM_FIELD_NUMBER: _ClassVar[int]
+    LOG_ID_FIELD_NUMBER: _ClassVar[int]
+    TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
+    public_key_pem: str
+    log_id: str
+    tree_head: SignedTreeHead
+    def __init__(self, public_key_pem: _Optional[str] = ..., log_id: _Optional[str] = ..., tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ...) -> None: ...
+
+class GetInclusionProofRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetInclusionProofResponse(_message.Message):
+    __slots__ = ("match_id", "seq", "head", "leaf_index", "tree_head", "path_hashes")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
+    LEAF_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
+    PATH_HASHES_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seq: int
+    head: str
+    leaf_index: int
+    tree_head: SignedTreeHead
+    path_hashes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., seq: _Optional[int] = ..., head: _Optional[str] = ..., leaf_index: _Optional[int] = ..., tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path_hashes: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetConsistencyProofRequest(_message.Message):
+    __slots__ = ("from_size", "to_size")
+    FROM_SIZE_FIELD_NUMBER: _ClassVar[int]
+    TO_SIZE_FIELD_NUMBER: _ClassVar[int]
+    from_size: int
+    to_size: int
+    def __init__(self, from_size: _Optional[int] = ..., to_size: _Optional[int] = ...) -> None: ...
+
+class GetConsistencyProofResponse(_message.Message):
+    __slots__ = ("from_tree_head", "to_tree_head", "path_hashes")
+    FROM_TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
+    TO_TREE_HEAD_FIELD_NUMBER: _ClassVar[int]
+    PATH_HASHES_FIELD_NUMBER: _ClassVar[int]
+    from_tree_head: SignedTreeHead
+    to_tree_head: SignedTreeHead
+    path_hashes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, from_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., to_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path_hashes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchCreated(_message.Message):
     __slots__ = ("name", "seat_count", "target", "variant", "round_limit", "seed_commitment")

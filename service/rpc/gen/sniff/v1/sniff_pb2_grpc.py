@@ -41,6 +41,11 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.CreateMatchRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.CreateMatchResponse.FromString,
                 _registered_method=True)
+        self.ContributeEntropy = channel.unary_unary(
+                '/sniff.v1.SniffService/ContributeEntropy',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.ContributeEntropyRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.ContributeEntropyResponse.FromString,
+                _registered_method=True)
         self.DealRound = channel.unary_unary(
                 '/sniff.v1.SniffService/DealRound',
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.DealRoundRequest.SerializeToString,
@@ -96,6 +101,21 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
                 _registered_method=True)
+        self.GetLogKey = channel.unary_unary(
+                '/sniff.v1.SniffService/GetLogKey',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyResponse.FromString,
+                _registered_method=True)
+        self.GetInclusionProof = channel.unary_unary(
+                '/sniff.v1.SniffService/GetInclusionProof',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofResponse.FromString,
+                _registered_method=True)
+        self.GetConsistencyProof = channel.unary_unary(
+                '/sniff.v1.SniffService/GetConsistencyProof',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofResponse.FromString,
+                _registered_method=True)
 
 
 class SniffServiceServicer:
@@ -104,15 +124,42 @@ class SniffServiceServicer:
     """
 
     def CreateMatch(self, request, context):
-        """Creates a match and deals its first round (round 0).
+        """Creates a match and deals its first round (round 0), or, with
+        `seat_entropy`, leaves the first deal until every seat has given its
+        entropy (ContributeEntropy).
 
         Returns the match id and every secret token. The caller (the "house")
         hands each seat token to that seat's player and keeps the observer token.
         Needs the house key when the service has one. Errors: INVALID_ARGUMENT
-        for a bad seat count, target, seed or deal; UNAUTHENTICATED or
+        for a bad seat count, target, seed or deal, or `first_deal` together with
+        `seat_entropy` (ErrorInfo metadata `field` = `seat_entropy`); UNAUTHENTICATED or
         PERMISSION_DENIED (ERROR_REASON_BAD_HOUSE_KEY) without the house key;
         RESOURCE_EXHAUSTED (ERROR_REASON_LIMIT_REACHED) when the service already
         has its maximum of matches in play.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ContributeEntropy(self, request, context):
+        """Gives one seat's 32 bytes of entropy to a match created with
+        `seat_entropy`, after the seat has seen the seed commitment.
+
+        Needs that seat's own token. Once every seat has given its entropy, the
+        match's seed is derived from the house's committed seed and every seat's
+        entropy (docs/dealing.md), and the first round is dealt from it, durably,
+        before the last seat is answered; every later seeded deal and lot uses
+        the derived seed too. The same bytes given again by the same seat are a
+        retry and get the same answer, also after the deal. Until the deal the
+        entropy is held in memory only: after a restart of the service, GetState
+        shows that no seat has given its own, and each gives it again. Errors:
+        INVALID_ARGUMENT (ERROR_REASON_BAD_ARGUMENT, `field` = `entropy`) for
+        entropy that is not 32 bytes; UNAUTHENTICATED (ERROR_REASON_BAD_TOKEN)
+        for a missing or unknown token, PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN)
+        for the observer token; ALREADY_EXISTS (ERROR_REASON_ENTROPY_ALREADY_GIVEN)
+        when the seat has already given other bytes; FAILED_PRECONDITION
+        (ERROR_REASON_WRONG_PHASE) for a match created without seat entropy, or
+        whose first round is already dealt.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -128,7 +175,8 @@ class SniffServiceServicer:
         (ERROR_REASON_WRONG_PHASE) while a round is in play or after the match is
         over; PERMISSION_DENIED for a bad token; UNAUTHENTICATED or
         PERMISSION_DENIED (ERROR_REASON_BAD_HOUSE_KEY) for an explicit deal
-        without the house key.
+        without the house key; FAILED_PRECONDITION (ERROR_REASON_AWAITING_ENTROPY)
+        while the match waits for a seat's entropy.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -138,6 +186,8 @@ class SniffServiceServicer:
         """Lists the legal moves of one seat, in the engine's canonical order.
 
         The list is empty when it is not that seat's turn or no round is in play.
+        FAILED_PRECONDITION (ERROR_REASON_AWAITING_ENTROPY) while the match waits
+        for a seat's entropy.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -154,7 +204,8 @@ class SniffServiceServicer:
         ERROR_REASON_NOT_YOUR_TURN, ERROR_REASON_WRONG_PHASE) for a move that is
         not legal now; ABORTED (ERROR_REASON_MOVE_COUNT_MISMATCH) when
         `expected_move_count` is stale; PERMISSION_DENIED for a token that is not
-        the seat's own.
+        the seat's own; FAILED_PRECONDITION (ERROR_REASON_AWAITING_ENTROPY) while
+        the match waits for a seat's entropy.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -308,6 +359,38 @@ class SniffServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLogKey(self, request, context):
+        """Returns the service's public key, its log id and the latest signed tree
+        head of its tree of finished matches. No token needed. Errors:
+        FAILED_PRECONDITION (ERROR_REASON_WRONG_PHASE) when the service signs
+        nothing (started without --signing-key-file).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInclusionProof(self, request, context):
+        """Proves that a finished match is a leaf of the tree the latest signed
+        tree head signs (docs/evidence.md, "Proof documents"). No token needed:
+        a leaf holds only the match's final head, which its seats were given.
+        Errors: NOT_FOUND (ERROR_REASON_MATCH_NOT_FOUND) for a match with no leaf
+        (unknown, in play, or ended less than a load ago: ask again a moment
+        later); FAILED_PRECONDITION as GetLogKey.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsistencyProof(self, request, context):
+        """Proves that the tree of a later signed tree head extends that of an
+        earlier one. Errors: NOT_FOUND (ERROR_REASON_MATCH_NOT_FOUND) when the
+        service signed no tree head of a size asked for; FAILED_PRECONDITION as
+        GetLogKey.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SniffServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -315,6 +398,11 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.CreateMatch,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.CreateMatchRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.CreateMatchResponse.SerializeToString,
+            ),
+            'ContributeEntropy': grpc.unary_unary_rpc_method_handler(
+                    servicer.ContributeEntropy,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.ContributeEntropyRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.ContributeEntropyResponse.SerializeToString,
             ),
             'DealRound': grpc.unary_unary_rpc_method_handler(
                     servicer.DealRound,
@@ -371,6 +459,21 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.SerializeToString,
             ),
+            'GetLogKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLogKey,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyResponse.SerializeToString,
+            ),
+            'GetInclusionProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInclusionProof,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.GetInclusionProofResponse.SerializeToString,
+            ),
+            'GetConsistencyProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsistencyProof,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'sniff.v1.SniffService', rpc_method_handlers)
@@ -401,6 +504,33 @@ class SniffService:
             '/sniff.v1.SniffService/CreateMatch',
             sniff_dot_v1_dot_sniff__pb2.CreateMatchRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.CreateMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ContributeEntropy(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/ContributeEntropy',
+            sniff_dot_v1_dot_sniff__pb2.ContributeEntropyRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.ContributeEntropyResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -698,6 +828,87 @@ class SniffService:
             '/sniff.v1.SniffService/AnalyzePosition',
             sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLogKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/GetLogKey',
+            sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.GetLogKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInclusionProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/GetInclusionProof',
+            sniff_dot_v1_dot_sniff__pb2.GetInclusionProofRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.GetInclusionProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsistencyProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/GetConsistencyProof',
+            sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.GetConsistencyProofResponse.FromString,
             options,
             channel_credentials,
             insecure,
