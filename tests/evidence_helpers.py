@@ -118,3 +118,33 @@ def add_evidence_tables(db_path: Path, key: SigningKey, *, leave_out: int = 0) -
                 "INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?)",
                 [match_id, seq, head, key.log_id, checkpoint.signature.hex()],
             )
+
+
+def served_log(db_path: Path, key: SigningKey) -> list[str]:
+    """A log a signing service wrote: two matches played to the end through the RPCs and one
+    created with seat entropy; the service signs their checkpoints and tree heads itself.
+    The ids of the matches, in the order they were created."""
+    import random
+
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+    from tests.service_helpers import RPC_TIMEOUT, create, play_to_end, serving
+
+    rng = random.Random(5)
+    ids = []
+    with serving(db_path, signer=key) as svc:
+        for seed in (3, 4):
+            created = create(svc.stub, 2, seed, target=60)
+            play_to_end(svc.stub, created, rng)
+            ids.append(created.match_id)
+        request = pb.CreateMatchRequest(seat_count=3, seat_entropy=True, target=60)
+        created = svc.stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+        for seat, token in enumerate(created.seat_tokens):
+            svc.stub.ContributeEntropy(
+                pb.ContributeEntropyRequest(
+                    match_id=created.match_id, token=token, entropy=bytes([seat + 1]) * 32
+                ),
+                timeout=RPC_TIMEOUT,
+            )
+        play_to_end(svc.stub, created, rng)
+        ids.append(created.match_id)
+    return ids

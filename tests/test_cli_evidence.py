@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 
 from analysis.bundle import layout
 from analysis.cli.main import cli
-from tests.evidence_helpers import add_evidence_tables, key_of, make_bundle
+from tests.evidence_helpers import add_evidence_tables, key_of, make_bundle, served_log
 
 pytestmark = pytest.mark.slow
 
@@ -162,3 +162,31 @@ def test_verify_jsonl_says_what_was_proven(world: dict[str, Any]) -> None:
     assert report["verified"] is True
     assert report["matches"] == 2
     assert "no match was left out" in report["not_proven"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("served")
+    key = key_of(11)
+    ids = served_log(tmp / "log.duckdb", key)
+    pub = tmp / "key.pub"
+    pub.write_bytes(key.public.pem())
+    return {"tmp": tmp, "db": tmp / "log.duckdb", "pub": pub, "ids": ids}
+
+
+def test_a_signing_services_log_exports_a_bundle_that_verifies_seat_entropy_included(
+    served: dict[str, Any],
+) -> None:
+    target = served["tmp"] / "bundle"
+    done = run(
+        "export", "--db", str(served["db"]), "--evidence", str(target),
+        "--public-key", str(served["pub"]),
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    matches = [
+        json.loads(m)["match_id"] for m in (target / layout.MATCHES).read_text().splitlines()
+    ]
+    assert matches == sorted(served["ids"])
+    assert (target / layout.CHECKPOINTS).read_text().count("\n") > 3
+    checked = run("verify", str(target), "--workers", "1", "--public-key", str(served["pub"]))
+    assert checked.exit_code == 0, checked.output

@@ -218,3 +218,61 @@ def test_node_checks_inclusion_and_consistency_proof_documents(
     (tmp_path / "inc.json").write_text(json.dumps(inclusion))
     assert node("--proof", str(tmp_path / "inc.json"), "--public-key", str(other)).returncode == 1
     assert node("--proof", str(tmp_path / "inc.json")).returncode == 2
+
+
+def test_node_verifies_a_bundle_of_a_signing_services_log_seat_entropy_included(
+    tmp_path: Path,
+) -> None:
+    from analysis.bundle.from_log import export_evidence
+    from tests.evidence_helpers import served_log
+
+    key = key_of(11)
+    served_log(tmp_path / "log.duckdb", key)
+    export_evidence(tmp_path / "log.duckdb", tmp_path / "b", public_key=key.public)
+    assert '\\"seat_entropy\\":true' in (tmp_path / "b" / layout.EVENTS).read_text()
+    done = node(str(tmp_path / "b"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("verified: 3 matches")
+
+
+def test_a_deal_the_seed_does_not_make_fails_both_verifiers_even_re_signed_by_the_key(
+    tmp_path: Path,
+) -> None:
+    """The log's owner swaps two tiles of the first deal, chains the match again with its
+    secret and signs it all: every signature and proof holds, the seed commitment does not."""
+    from analysis.bundle.errors import EventsRejected
+    from analysis.bundle.verify import verify_bundle
+    from analysis.bundle.writer import write_bundle
+    from service.storage import chain
+    from tests.evidence_helpers import played, signed
+
+    rows = [list(r) for r in played(1)[0]]
+    dealt = json.loads(rows[1][10])
+    dealt["hands"][0][0], dealt["hands"][1][0] = dealt["hands"][1][0], dealt["hands"][0][0]
+    rows[1][10] = json.dumps(dealt, separators=(",", ":"))
+    secret = bytes.fromhex(json.loads(rows[-1][10])["chain_secret"])
+    previous = chain.GENESIS
+    for row in rows:
+        detail = None if row[10] is None else chain.load_detail(row[10])
+        m, seq, kind, rnd, action, seat, move, drawn, points, ends = row[:10]
+        content = chain.canonical(
+            m, seq, kind, rnd, action, seat, move, drawn, points, ends, detail
+        )
+        row[11] = previous = chain.link(previous, secret, content)
+    forged = (tuple(tuple(r) for r in rows),)
+    log = signed(forged, key_of(7))
+    head = log.sign_head(1_796_198_400_000)
+    write_bundle(
+        tmp_path / "b",
+        public_key=log.key.public,
+        tree_head=head,
+        leaves=log.leaves,
+        matches=log.evidence(forged),
+    )
+    with pytest.raises(EventsRejected) as caught:
+        verify_bundle(tmp_path / "b")
+    assert (caught.value.kind, caught.value.line) == ("deal_mismatch", 2)
+    done = node(str(tmp_path / "b"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: events.jsonl:2: ")
+    assert "deal_mismatch" in done.stderr

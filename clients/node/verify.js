@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { isMainThread, parentPort, workerData } = require('node:worker_threads');
-const { seededDeal, lot, commitment, link, parseJson, canonical, GENESIS } = require('./provable.js');
+const { seededDeal, lot, commitment, seatEntropySeed, link, parseJson, canonical, GENESIS } = require('./provable.js');
 
 class Misuse extends Error {}
 
@@ -376,10 +376,19 @@ function checkMatch(match, events, lineOf) {
     if (commitment(seed, Buffer.from(salt, 'hex')).toString('hex') !== committed) fail(end.seq, `commitment_mismatch: seed ${seed} and its salt do not open the commitment given at creation`);
     if (createdSeed !== seed) fail(end.seq, 'reveal_mismatch: the seed revealed at the end is not the one logged at creation');
   }
-  // The deals made from the seed, and the lots.
-  const dealSeed = seed !== null ? seed : createdSeed;
+  // The deals made from the seed, and the lots. With seat entropy the seed is derived from
+  // the house seed (the committed one) and each seat's entropy, logged in the first deal.
+  let dealSeed = seed !== null ? seed : createdSeed;
   const seeded = dealSeed !== null && get(created.detail, 'dealing') === DEALING;
   const seats = intOf(get(created.detail, 'seats'));
+  if (seeded && get(created.detail, 'seat_entropy') === true) {
+    const first = events.find((e) => e.kind === 'round_dealt');
+    const given = first === undefined ? undefined : get(first.detail, 'seat_entropy');
+    if (!Array.isArray(given) || given.length !== Number(seats) || !given.every((h) => typeof h === 'string' && HEX64.test(h))) {
+      fail(first === undefined ? end.seq : first.seq, 'deal_mismatch: a seat entropy match logs no entropy for each of its seats');
+    }
+    dealSeed = seatEntropySeed(dealSeed, given.map((h) => Buffer.from(h, 'hex')));
+  }
   let finisher = null;
   for (const e of events) {
     if (e.kind === 'round_ended') finisher = intOf(get(e.detail, 'finisher'));
