@@ -41,7 +41,7 @@ from analysis.parallel import default_workers, ordered_map
 from analysis.simulate import RunSettings, chunk_table
 from service.evidence.keys import SigningKey
 
-BENCH_VERSION = 1
+BENCH_VERSION = 2
 TARGET_S = 30.0
 HEAD_EVERY = 100
 """Matches between two signed tree heads."""
