@@ -45,10 +45,11 @@ Format `sniff/evidence-bundle/v1` (the repository's docs/evidence.md, "Bundles")
 
 ## Check it
 
-    sniff verify .                        # everything, the rules replay included
-    node clients/node/verify.js .         # everything but the rules replay
+    sniff verify DIR                      # everything, the rules replay included
+    node clients/node/verify.js DIR       # everything but the rules replay (in a clone)
+    sniff verify DIR --public-key KEY.pub # and that the key is the one you were given
 
-Both need nothing but this directory: no service, no log.
+Both need nothing but this directory: no service, no log. They write nothing.
 
 ## What it proves
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +13,9 @@ from analysis.cli.formats import format_option, json_line
 from analysis.cli.options import progress_option, workers_option
 from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
+
+if TYPE_CHECKING:
+    from analysis.bundle.errors import BundleError
 
 
 @click.command()
@@ -43,8 +47,6 @@ def verify(
     Example: sniff verify bundle/
     Example: sniff verify bundle/ --public-key sniff.key.pub --format jsonl
     """
-    from pathlib import Path
-
     from analysis.bundle.errors import BundleError, NotABundle
     from analysis.bundle.verify import verify_bundle
     from service.evidence.errors import KeyFileError
@@ -84,7 +86,7 @@ def verify(
             click.echo(line)
 
 
-def _failure(e: Any) -> dict[str, Any]:
+def _failure(e: BundleError) -> dict[str, Any]:
     return {
         "verified": False,
         "file": e.file,
