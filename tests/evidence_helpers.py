@@ -120,14 +120,14 @@ def add_evidence_tables(db_path: Path, key: SigningKey, *, leave_out: int = 0) -
             )
 
 
-def served_log(db_path: Path, key: SigningKey) -> list[str]:
+def served_log(db_path: Path, key: SigningKey) -> tuple[list[str], str]:
     """A log a signing service wrote: two matches played to the end through the RPCs and one
     created with seat entropy; the service signs their checkpoints and tree heads itself.
-    The ids of the matches, in the order they were created."""
+    The ids of those matches, in the order they were created, and of one left in play."""
     import random
 
     from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-    from tests.service_helpers import RPC_TIMEOUT, create, play_to_end, serving
+    from tests.service_helpers import RPC_TIMEOUT, create, play_step, play_to_end, serving
 
     rng = random.Random(5)
     ids = []
@@ -147,4 +147,6 @@ def served_log(db_path: Path, key: SigningKey) -> list[str]:
             )
         play_to_end(svc.stub, created, rng)
         ids.append(created.match_id)
-    return ids
+        in_play = create(svc.stub, 2, 5)
+        play_step(svc.stub, in_play, rng)
+    return ids, in_play.match_id

@@ -168,10 +168,10 @@ def test_verify_jsonl_says_what_was_proven(world: dict[str, Any]) -> None:
 def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("served")
     key = key_of(11)
-    ids = served_log(tmp / "log.duckdb", key)
+    ids, in_play = served_log(tmp / "log.duckdb", key)
     pub = tmp / "key.pub"
     pub.write_bytes(key.public.pem())
-    return {"tmp": tmp, "db": tmp / "log.duckdb", "pub": pub, "ids": ids}
+    return {"tmp": tmp, "db": tmp / "log.duckdb", "pub": pub, "ids": ids, "in_play": in_play}
 
 
 def test_a_signing_services_log_exports_a_bundle_that_verifies_seat_entropy_included(
@@ -190,3 +190,15 @@ def test_a_signing_services_log_exports_a_bundle_that_verifies_seat_entropy_incl
     assert (target / layout.CHECKPOINTS).read_text().count("\n") > 3
     checked = run("verify", str(target), "--workers", "1", "--public-key", str(served["pub"]))
     assert checked.exit_code == 0, checked.output
+
+
+def test_export_refuses_a_match_still_in_play(served: dict[str, Any]) -> None:
+    target = served["tmp"] / "in-play"
+    done = run(
+        "export", served["in_play"], "--db", str(served["db"]), "--evidence", str(target),
+        "--public-key", str(served["pub"]),
+    )  # fmt: skip
+    assert done.exit_code == 2
+    assert f"match {served['in_play']} is not finished" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not target.exists()

@@ -227,7 +227,7 @@ def test_node_verifies_a_bundle_of_a_signing_services_log_seat_entropy_included(
     from tests.evidence_helpers import served_log
 
     key = key_of(11)
-    served_log(tmp_path / "log.duckdb", key)
+    served_log(tmp_path / "log.duckdb", key)  # its match in play is not in the tree
     export_evidence(tmp_path / "log.duckdb", tmp_path / "b", public_key=key.public)
     assert '\\"seat_entropy\\":true' in (tmp_path / "b" / layout.EVENTS).read_text()
     done = node(str(tmp_path / "b"))
