@@ -10,7 +10,7 @@ worker processes as `sniff audit` does. The first failure is raised as a
 The small files (bundle.json, the key, the tree heads, the matches, the
 checkpoints) are read and checked here; events.jsonl and records.jsonl are
 streamed and cut into chunks of matches by the event counts of matches.jsonl,
-and each chunk is checked in a worker, results taken in file order.
+and each chunk is checked in a worker (match_checks.py), results taken in file order.
 """
 
 from __future__ import annotations
@@ -21,38 +21,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from analysis.audit import Problem
-from analysis.export import record_of
-from analysis.logaudit import MatchWork, audit_match
 from analysis.parallel import ordered_map
 from service.evidence.errors import (
     BadProof,
-    BadSignature,
     KeyFileError,
     MalformedEvidence,
-    WrongLog,
 )
 from service.evidence.keys import PublicKey, load_public_key
-from service.evidence.merkle import leaf_data, leaf_hash, verify_consistency, verify_inclusion
+from service.evidence.merkle import verify_consistency
 from service.evidence.signed import Checkpoint, TreeHead
 
 from . import layout
 from .errors import (
     CheckpointRejected,
-    EventsRejected,
     MalformedBundle,
     NotABundle,
     ProofRejected,
-    RecordMismatch,
     SignatureRejected,
 )
-from .layout import Counts, MatchEntry, Row
+from .layout import Counts, MatchEntry
+from .match_checks import Chunk, Context, MatchLines, check_chunk, check_signed
 
 __all__ = ["BundleReport", "verify_bundle"]
 
 MATCHES_PER_CHUNK: Final = 50
 """Matches handed to a worker at once (about 10,000 events of 2-seat matches)."""
-CHECKPOINT_KINDS: Final = ("round_ended", "match_ended")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +85,7 @@ def verify_bundle(
             raise MalformedBundle(name, None, "the file is missing")
     log_id, tree_head, counts = _read_bundle_json(root)
     key = _read_key(root, log_id, public_key)
-    _check_signed(layout.BUNDLE, None, tree_head, key)
+    check_signed(layout.BUNDLE, None, tree_head, key)
     earlier = _read_tree_heads(root, tree_head, key)
     entries = _read_matches(root, tree_head)
     checkpoints = _read_checkpoints(root, entries)
@@ -105,14 +98,15 @@ def verify_bundle(
             None,
             f"its counts {counts.to_json()} are not the files' {found.to_json()}",
         )
-    context = _Context(key.raw, tree_head.tree_size, tree_head.root)
+    context = Context(key.raw, tree_head.tree_size, tree_head.root)
     if started is not None:
         started(len(entries))
     notes: list[tuple[str, str]] = []
     with open(root / layout.EVENTS, "rb") as events, open(root / layout.RECORDS, "rb") as records:
         event_lines, record_lines = _Lines(events, layout.EVENTS), _Lines(records, layout.RECORDS)
         chunks = _chunks(context, entries, checkpoints, event_lines, record_lines)
-        for done, chunk_notes in ordered_map(_verify_chunk, chunks, workers, preload=(__name__,)):
+        preload = ("analysis.bundle.match_checks",)
+        for done, chunk_notes in ordered_map(check_chunk, chunks, workers, preload=preload):
             notes.extend(chunk_notes)
             if progress is not None:
                 progress(done)
@@ -195,15 +189,6 @@ def _read_key(root: Path, log_id: str, trusted: PublicKey | None) -> PublicKey:
     return key
 
 
-def _check_signed(
-    name: str, line: int | None, statement: TreeHead | Checkpoint, key: PublicKey
-) -> None:
-    try:
-        statement.verify(key)
-    except (WrongLog, BadSignature) as e:
-        raise SignatureRejected(name, line, str(e)) from None
-
-
 def _read_tree_heads(root: Path, bundle_head: TreeHead, key: PublicKey) -> list[TreeHead]:
     name = layout.TREE_HEADS
     heads: list[TreeHead] = []
@@ -220,7 +205,7 @@ def _read_tree_heads(root: Path, bundle_head: TreeHead, key: PublicKey) -> list[
             raise MalformedBundle(name, number, "`consistency` must be a list of hashes")
         if layout.tree_head_line(head.to_json(), proof) != text:
             raise MalformedBundle(name, number, "not written as the format writes it")
-        _check_signed(name, number, head, key)
+        check_signed(name, number, head, key)
         if heads and (
             head.tree_size < heads[-1].tree_size or head.timestamp_ms < heads[-1].timestamp_ms
         ):
@@ -303,32 +288,6 @@ def _read_checkpoints(root: Path, entries: Sequence[_Entry]) -> list[tuple[int, 
 # -- the matches, in workers ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Context:
-    key: bytes
-    tree_size: int
-    root: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class _Match:
-    entry: MatchEntry
-    entry_line: int
-    first_line: int
-    """events.jsonl's line of its event 0."""
-    events: bytes
-    """Its lines of events.jsonl, joined by newlines: one object to hand to a worker."""
-    record_line: int
-    record: bytes
-    checkpoints: list[tuple[int, Checkpoint]]
-
-
-@dataclass(frozen=True, slots=True)
-class _Chunk:
-    context: _Context
-    matches: list[_Match]
-
-
 class _Lines:
     """A JSON Lines file's lines (without their newlines), read a block at a time: a
     bundle's events.jsonl holds millions."""
@@ -376,14 +335,14 @@ class _Lines:
 
 
 def _chunks(
-    context: _Context,
+    context: Context,
     entries: Sequence[_Entry],
     checkpoints: Sequence[tuple[int, int, Checkpoint]],
     events: _Lines,
     records: _Lines,
-) -> Iterator[_Chunk]:
+) -> Iterator[Chunk]:
     at_checkpoint = 0
-    batch: list[_Match] = []
+    batch: list[MatchLines] = []
     for position, item in enumerate(entries):
         entry = item.entry
         first = events.number + 1
@@ -394,147 +353,11 @@ def _chunks(
             number, _, checkpoint = checkpoints[at_checkpoint]
             own.append((number, checkpoint))
             at_checkpoint += 1
-        batch.append(_Match(entry, item.line, first, b"\n".join(lines), position + 1, record, own))
+        batch.append(
+            MatchLines(entry, item.line, first, b"\n".join(lines), position + 1, record, own)
+        )
         if len(batch) >= MATCHES_PER_CHUNK:
-            yield _Chunk(context, batch)
+            yield Chunk(context, batch)
             batch = []
     if batch:
-        yield _Chunk(context, batch)
-
-
-_KEYS: dict[bytes, PublicKey] = {}
-
-
-def _verify_chunk(chunk: _Chunk) -> tuple[int, list[tuple[str, str]]]:
-    """Every check of a chunk's matches (runs in a worker): how many, and their audit notes."""
-    context = chunk.context
-    key = _KEYS.get(context.key)
-    if key is None:
-        key = _KEYS[context.key] = PublicKey.from_raw(context.key)
-    notes: list[tuple[str, str]] = []
-    for match in chunk.matches:
-        notes.extend((match.entry.match_id, note) for note in _verify_match(match, context, key))
-    return len(chunk.matches), notes
-
-
-def _verify_match(match: _Match, context: _Context, key: PublicKey) -> list[str]:
-    entry = match.entry
-    rows = _rows(match)
-    last = rows[-1]
-    end_line = match.first_line + len(rows) - 1
-    if last[2] != "match_ended":
-        raise EventsRejected(
-            layout.EVENTS,
-            end_line,
-            f"match {entry.match_id} ends with {last[2]}, not match_ended",
-            "sequence",
-        )
-    if last[11].hex() != entry.head:
-        raise ProofRejected(
-            layout.MATCHES,
-            match.entry_line,
-            f"`head` is not the hash of match {entry.match_id}'s last event",
-        )
-    leaf = leaf_hash(leaf_data(entry.match_id, entry.seq, entry.head))
-    try:
-        verify_inclusion(
-            leaf,
-            entry.leaf_index,
-            context.tree_size,
-            [bytes.fromhex(h) for h in entry.inclusion],
-            context.root,
-        )
-    except BadProof as e:
-        raise ProofRejected(layout.MATCHES, match.entry_line, str(e)) from None
-    result = audit_match(MatchWork(entry.match_id, rows, None, tables=False))
-    if result.problems:
-        problem = result.problems[0]
-        line = end_line if problem.seq is None else match.first_line + problem.seq
-        raise EventsRejected(
-            layout.EVENTS, line, _problem_text(entry.match_id, problem), problem.kind
-        )
-    _check_checkpoints(match, rows, key)
-    _check_record(match, rows)
-    return result.notes
-
-
-def _texts(match: _Match) -> list[str]:
-    """The match's event lines as text; the line that is not UTF-8 named if one is not."""
-    try:
-        return match.events.decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        for seq, raw in enumerate(match.events.split(b"\n")):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                reason = f"not UTF-8 at byte {e.start}"
-                raise MalformedBundle(layout.EVENTS, match.first_line + seq, reason) from None
-        raise
-
-
-def _rows(match: _Match) -> list[Row]:
-    rows: list[Row] = []
-    match_id = match.entry.match_id
-    for seq, text in enumerate(_texts(match)):
-        number = match.first_line + seq
-        try:
-            row = layout.parse_event_line(text)
-        except ValueError as e:
-            raise MalformedBundle(layout.EVENTS, number, str(e)) from None
-        if row[0] != match_id:
-            raise EventsRejected(
-                layout.EVENTS,
-                number,
-                f"an event of match {row[0]} where match {match_id}'s event {seq} belongs",
-                "sequence",
-            )
-        if row[1] != seq:
-            raise EventsRejected(
-                layout.EVENTS,
-                number,
-                f"match {match_id}: event {row[1]} where event {seq} belongs",
-                "sequence",
-            )
-        rows.append(row)
-    return rows
-
-
-def _problem_text(match_id: str, problem: Problem) -> str:
-    return f"match {match_id}, {problem.place()}: {problem.kind}: {problem.reason}"
-
-
-def _check_checkpoints(match: _Match, rows: Sequence[Row], key: PublicKey) -> None:
-    name = layout.CHECKPOINTS
-    for number, checkpoint in match.checkpoints:
-        _check_signed(name, number, checkpoint, key)
-        if checkpoint.seq >= len(rows):
-            raise CheckpointRejected(
-                name, number, f"match {checkpoint.match_id} has no event {checkpoint.seq}"
-            )
-        row = rows[checkpoint.seq]
-        if row[2] not in CHECKPOINT_KINDS:
-            raise CheckpointRejected(
-                name, number, f"event {checkpoint.seq} is {row[2]}, not a round or match end"
-            )
-        if row[11].hex() != checkpoint.head:
-            raise CheckpointRejected(
-                name,
-                number,
-                f"its head is not the hash of match {checkpoint.match_id}'s event {checkpoint.seq}",
-            )
-
-
-def _check_record(match: _Match, rows: Sequence[Row]) -> None:
-    made = layout.dumps(record_of(MatchWork(match.entry.match_id, list(rows), None)))
-    try:
-        text = match.record.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise RecordMismatch(
-            layout.RECORDS, match.record_line, f"not UTF-8 at byte {e.start}"
-        ) from None
-    if text != made:
-        raise RecordMismatch(
-            layout.RECORDS,
-            match.record_line,
-            f"not the record match {match.entry.match_id}'s events make (docs/records.md)",
-        )
+        yield Chunk(context, batch)
