@@ -1360,6 +1360,89 @@ static PyObject *k_rng_draws(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* -- Xoshiro256: the bots' generator (prng.py's, drawn without the interpreter) ---- */
+
+/* The bots draw one `below(n)` per choice; in pure Python that costs about a
+ * microsecond, here a method call. Same seeding, `next` and `below` as prng.py's
+ * class (rng_seed, rng_next, rng_below above), so a bot's choices do not depend on
+ * which one it was given: tests/test_playout_prng.py compares the two. */
+typedef struct {
+    PyObject_HEAD
+    Rng rng;
+} GenObject;
+
+static PyObject *gen_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *seed_o;
+    uint64_t seed;
+    static char *kwlist[] = {"seed", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Xoshiro256", kwlist, &seed_o)) return NULL;
+    if (!PyLong_Check(seed_o) || PyBool_Check(seed_o)) {
+        PyErr_SetString(PyExc_ValueError, "a seed is an integer from 0 to 2**64 - 1");
+        return NULL;
+    }
+    if (read_seed(seed_o, &seed)) return NULL;
+    GenObject *self = (GenObject *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    rng_seed(&self->rng, seed);
+    return (PyObject *)self;
+}
+
+static PyObject *gen_next(GenObject *self, PyObject *unused) {
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(rng_next(&self->rng));
+}
+
+static PyObject *gen_below(GenObject *self, PyObject *arg) {
+    unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+    if (n == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError) &&
+            !PyErr_ExceptionMatches(PyExc_TypeError))
+            return NULL;
+        PyErr_Clear();
+        n = 0; /* negative, too large or not an int: refused below */
+        if (!PyLong_Check(arg)) {
+            PyErr_Format(PyExc_TypeError, "below(n) needs an int, not %.100s",
+                         Py_TYPE(arg)->tp_name);
+            return NULL;
+        }
+    }
+    if (n < 1 || n > 0xFFFFFFFFull) {
+        PyErr_Format(PyExc_ValueError, "below(n) needs 1 <= n < 2**32, not %R", arg);
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(rng_below(&self->rng, (uint32_t)n));
+}
+
+static PyObject *gen_state(GenObject *self, void *closure) {
+    (void)closure;
+    const uint64_t *s = self->rng.s;
+    return Py_BuildValue("(KKKK)", (unsigned long long)s[0], (unsigned long long)s[1],
+                         (unsigned long long)s[2], (unsigned long long)s[3]);
+}
+
+static PyMethodDef gen_methods[] = {
+    {"next", (PyCFunction)gen_next, METH_NOARGS, "next() -> the next 64-bit output"},
+    {"below", (PyCFunction)gen_below, METH_O,
+     "below(n) -> a uniform index in [0, n), 1 <= n < 2**32 (Lemire's method)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef gen_getset[] = {
+    {"state", (getter)gen_state, NULL, "(s0, s1, s2, s3), as prng.Xoshiro256 holds them", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject GenType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sniff._kernel.Xoshiro256",
+    .tp_basicsize = sizeof(GenObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Xoshiro256(seed): prng.Xoshiro256 in C (same seeding, next and below).",
+    .tp_new = gen_new,
+    .tp_methods = gen_methods,
+    .tp_getset = gen_getset,
+};
+
 static PyMethodDef methods[] = {
     {"configure", k_configure, METH_VARARGS,
      "configure(plain_table, variants): the engine's contribution tables and variants."},
@@ -1384,6 +1467,16 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__kernel(void) {
+    PyObject *m;
     init_set();
-    return PyModule_Create(&module);
+    if (PyType_Ready(&GenType) < 0) return NULL;
+    m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&GenType);
+    if (PyModule_AddObject(m, "Xoshiro256", (PyObject *)&GenType) < 0) {
+        Py_DECREF(&GenType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -33,7 +33,8 @@ domino, a block, or a win at the target mid-round (no deductions then).
 `BACKEND` says which implementation `playout` and `rollouts` use: ``"c"``
 when the extension is built, else ``"python"``; the environment variable
 ``SNIFF_KERNEL=python`` forces the reference, ``SNIFF_KERNEL=c`` requires
-the kernel (importing this module fails without it).
+the kernel (importing fails without it). The choice is `backend.py`'s, which
+the bots' generator follows too.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ from __future__ import annotations
 import enum
 import functools
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
+from sniff.backend import BACKEND, KERNEL_AVAILABLE
+from sniff.backend import kernel as _kernel
 from sniff.dealing import check_seed
-from sniff.errors import IllegalMove, KernelChoiceError, NoRoundInPlay, SniffError
+from sniff.errors import IllegalMove, NoRoundInPlay, SniffError
 from sniff.layout import PLAIN_CONTRIB, SNIFF_CONTRIB, Layout, points_for
 from sniff.match import Match, Phase, legal_moves_of
 from sniff.moves import DRAW, PASS, SIDE_COUNT, Move, MoveKind
@@ -576,11 +578,6 @@ def _python_rollouts(
 
 # -- the kernel and the public calls ------------------------------------------------
 
-try:
-    from sniff import _kernel
-except ImportError:  # not built: the reference plays every playout
-    _kernel = None  # type: ignore[assignment]
-
 if _kernel is not None:
     _kernel.configure(
         PLAIN_CONTRIB,
@@ -592,17 +589,6 @@ if _kernel is not None:
             for variant in VARIANTS.values()
         ),
     )
-
-_FORCED: Final = os.environ.get("SNIFF_KERNEL", "").strip().lower()
-if _FORCED not in ("", "c", "python"):
-    raise KernelChoiceError(f"SNIFF_KERNEL={_FORCED!r}: use 'c' or 'python' (or leave it unset)")
-if _FORCED == "c" and _kernel is None:
-    raise KernelChoiceError("SNIFF_KERNEL=c but the playout kernel sniff._kernel is not built")
-
-KERNEL_AVAILABLE: Final = _kernel is not None
-"""True when the compiled kernel is importable (whatever `BACKEND` says)."""
-BACKEND: Final = "c" if _kernel is not None and _FORCED != "python" else "python"
-"""The implementation `playout` and `rollouts` use by default: "c" or "python"."""
 
 
 def _backend(backend: str | None) -> str:

@@ -1,6 +1,6 @@
 """The worked example of docs/rules.md is what a reader gets by running its commands.
 
-The page's commands are run as written (`sniff simulate ... --seed 7`, then `sniff
+The page's commands are run as written (`sniff simulate ... --seed 1067`, then `sniff
 replay`), and every row of its table of round 1 (seat, move, sum of the counted ends,
 points) and the scores it states are compared with the replay's steps.
 """
@@ -86,4 +86,9 @@ def test_the_worked_example_of_round_1_is_what_its_commands_replay(tmp_path: Pat
         for s in actions[: len(documented)]
     ]
     assert replayed == documented
-    assert actions[0]["scores"] == [60, 45], "the page says the scores stand at 60 to 45"
+    lead = actions[0]
+    before = list(lead["scores"])
+    before[lead["seat"]] -= lead["points"]
+    assert before == [40, 45], "the page says the scores stand at 40 to 45 before the lead"
+    last = actions[len(documented) - 1]
+    assert last["scores"] == [115, 25], "the page says the scores become 115 to 25"

@@ -1,5 +1,6 @@
 """The playouts' generator (`prng.py`): published SplitMix64 values, the same draws in C and
-Python, and `below(n)` uniform and in range, its rejection step included."""
+Python (the kernel's playouts and its `Xoshiro256` object, the bots'), and `below(n)` uniform
+and in range, its rejection step included."""
 
 from __future__ import annotations
 
@@ -90,3 +91,48 @@ def test_below_rejects_the_biased_low_products() -> None:
 def test_seeds_outside_64_bits_are_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="seed"):
         Xoshiro256(bad)  # type: ignore[arg-type]
+
+
+def _kernel_generator(seed: int) -> Xoshiro256:
+    """The kernel's `Xoshiro256` object (the bots' generator when the kernel is built)."""
+    if not KERNEL_AVAILABLE:
+        pytest.fail("the C playout kernel is not built (pip install -e .)")
+    from sniff import _kernel
+
+    return _kernel.Xoshiro256(seed)  # type: ignore[return-value]
+
+
+def test_the_kernels_generator_object_is_seeded_and_steps_as_documented() -> None:
+    rng = _kernel_generator(0)
+    python = Xoshiro256(0)
+    assert rng.state == (python.s0, python.s1, python.s2, python.s3)  # type: ignore[attr-defined]
+    assert tuple(rng.next() for _ in range(3)) == SEED0_NEXT
+
+
+@settings(max_examples=example_count(200), deadline=None)
+@given(
+    seed=st.integers(0, MASK64),
+    bounds=st.lists(
+        st.one_of(st.just(0), st.integers(1, 40), st.integers(1, (1 << 32) - 1)), max_size=60
+    ),
+)
+def test_the_kernels_generator_object_draws_what_the_python_one_draws(
+    seed: int, bounds: list[int]
+) -> None:
+    python, kernel = Xoshiro256(seed), _kernel_generator(seed)
+    expected = [python.next() if b == 0 else python.below(b) for b in bounds]
+    assert [kernel.next() if b == 0 else kernel.below(b) for b in bounds] == expected
+    assert kernel.state == (python.s0, python.s1, python.s2, python.s3)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1 << 32, 1 << 70])
+def test_both_generators_refuse_the_same_bounds(bad: int) -> None:
+    for rng in (Xoshiro256(1), _kernel_generator(1)):
+        with pytest.raises(ValueError, match=r"1 <= n < 2\*\*32"):
+            rng.below(bad)
+
+
+@pytest.mark.parametrize("bad", [-1, 1 << 64, 1.5, True])
+def test_the_kernels_generator_refuses_the_same_seeds(bad: object) -> None:
+    with pytest.raises(ValueError, match="seed"):
+        _kernel_generator(bad)  # type: ignore[arg-type]
