@@ -96,9 +96,7 @@ def regenerated_table(match: FactsOnly) -> pa.Table:
             f"match {match.match_id} was played by {run.sim_version}; this code plays "
             f"{SIM_VERSION} and cannot regenerate its events"
         )
-    settings = MatchSettings(
-        run.seats, run.bots, run.variant, run.target, run.round_limit
-    )
+    settings = MatchSettings(run.seats, run.bots, run.variant, run.target, run.round_limit)
     recorder = simulated_match(match.match_id, match.seed, settings, run.run_id, run.code_version)
     return columns_to_arrow(recorder.columns())
 

@@ -62,7 +62,7 @@ def kernel_agrees() -> bool:
 
 
 def choose_backend(warn: bool = True) -> str:
-    """"c" when the kernel is built, not refused by SNIFF_KERNEL and plays the known matches
+    """ "c" when the kernel is built, not refused by SNIFF_KERNEL and plays the known matches
     as stored; else "python" (with one warning line on stderr when the kernel disagrees)."""
     from sniff.playout import BACKEND
 

@@ -105,8 +105,14 @@ def rows_of(played: Sequence[PlayedMatch]) -> RawRows:
     for m, p in enumerate(played):
         f = p.facts
         matches.append(
-            [_opt(f.winner), int(p.ended == LIMIT), len(f.rounds), _opt(f.first_leader), p.actions]
-            + _wide(f.scores)
+            [
+                _opt(f.winner),
+                int(p.ended == LIMIT),
+                len(f.rounds),
+                _opt(f.first_leader),
+                p.actions,
+                *_wide(f.scores),
+            ]
         )
         for r, moves in zip(f.rounds, p.moves, strict=True):
             rounds.append(
@@ -125,12 +131,12 @@ def rows_of(played: Sequence[PlayedMatch]) -> RawRows:
                     len(moves),
                     r.sniff_points,
                     r.sniff_points_maker_side,
+                    *_wide(r.net),
+                    *_wide(r.points),
+                    *_wide(r.deductions),
+                    *_wide(r.placements),
+                    *_wide(r.scoring_placements),
                 ]
-                + _wide(r.net)
-                + _wide(r.points)
-                + _wide(r.deductions)
-                + _wide(r.placements)
-                + _wide(r.scoring_placements)
             )
             for d in r.decisions:
                 decisions.append(
@@ -175,7 +181,9 @@ def _per_seat(
     return pa.ListArray.from_arrays(offsets, values, mask=pa.array(mask))
 
 
-def side_values(net: np.ndarray[Any, Any], seat: np.ndarray[Any, Any], seats: int) -> np.ndarray[Any, Any]:
+def side_values(
+    net: np.ndarray[Any, Any], seat: np.ndarray[Any, Any], seats: int
+) -> np.ndarray[Any, Any]:
     """`facts.side_value` a row: the side's net minus the other sides' mean (floats as
     Python makes them: both operands are exact in a double, so one correctly rounded
     division and one subtraction)."""
@@ -183,9 +191,11 @@ def side_values(net: np.ndarray[Any, Any], seat: np.ndarray[Any, Any], seats: in
     mine = net[rows, seat].astype(np.float64)
     if seats == 4:
         others = net[rows, (seat + 1) % 4].astype(np.float64)
-        return mine - others
+        values: np.ndarray[Any, Any] = mine - others
+        return values
     total = net[:, :seats].sum(axis=1).astype(np.float64)
-    return mine - (total - mine) / (seats - 1)
+    values = mine - (total - mine) / (seats - 1)
+    return values
 
 
 def _dictionary(indices: np.ndarray[Any, Any], words: Sequence[str], mask: Any = None) -> pa.Array:

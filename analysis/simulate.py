@@ -25,6 +25,7 @@ exactly the matches an uninterrupted run would have stored.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -41,11 +42,11 @@ import pyarrow.parquet as pq
 from analysis.bot_matches import recorded_bot_match, seat_bots
 from analysis.simfacts import SimTables, facts_tables, played_rows
 from service.match_recorder import EventRecorder
+from service.storage.chain import MatchSecrets
 from service.storage.events import COLUMNS, columns_to_arrow
 from service.storage.facts import new_rows
 from service.storage.simulated import SimulationRun
 from sniff.facts import FactsRows, facts_rows
-from service.storage.chain import MatchSecrets
 from sniff.seeds import match_seed, simulated_secret
 from sniff.simulated import SIM_VERSION, MatchSettings
 
@@ -338,11 +339,11 @@ def play_facts_chunk(run_dir: Path, settings: RunSettings, chunk: int, backend: 
     for path, table in zip(
         sim_paths(run_dir, chunk), (tables.decisions, tables.rounds, tables.matches), strict=True
     ):
-        _write_atomically(path, lambda tmp, table=table: _write_arrow(tmp, table))
+        _write_atomically(path, functools.partial(_write_arrow, table=table))
     return len(matches)
 
 
-def _write_arrow(path: Path, table: pa.Table) -> None:
+def _write_arrow(path: Path, *, table: pa.Table) -> None:
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
 
@@ -388,9 +389,7 @@ def chunks_in_log(settings: RunSettings, stored_ids: Iterable[str]) -> set[int]:
     }
 
 
-def ray_map(
-    address: str, jobs: list[Job], workers: int
-) -> Generator[ChunkDone, None, None]:
+def ray_map(address: str, jobs: list[Job], workers: int) -> Generator[ChunkDone, None, None]:
     """`play_chunk` for every job as Ray tasks, yielded as they finish."""
     import ray
 

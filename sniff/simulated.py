@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sniff.bots import make_bot
-from sniff.dealing import check_seed
+from sniff.dealing import DEALING_VERSION, check_seed
 from sniff.facts import (
     OUTCOMES,
     MatchFacts,
@@ -39,7 +39,6 @@ from sniff.facts import (
 from sniff.match import Match, Phase, RoundEndKind
 from sniff.playout import POLICIES, code_of
 from sniff.playout import kernel_matches as _kernel_rows
-from sniff.dealing import DEALING_VERSION
 from sniff.rules import RULES_VERSION, SEAT_COUNTS, TARGET
 from sniff.seeds import BOT_DOMAIN, bot_seed
 from sniff.variants import variant_named
@@ -50,7 +49,9 @@ WON: Final = "won"
 LIMIT: Final = "limit"
 """A match ended with the last round of its round limit (won by the side ahead, or drawn)."""
 
-SIM_VERSION: Final = f"sniff-sim/1; rules {RULES_VERSION}; dealing {DEALING_VERSION}; bots {BOT_DOMAIN}"
+SIM_VERSION: Final = (
+    f"sniff-sim/1; rules {RULES_VERSION}; dealing {DEALING_VERSION}; bots {BOT_DOMAIN}"
+)
 """What decides a simulated match besides its seed and settings: the rules, the dealer and
 the bots (their choice rules and seeds, docs/simulate.md). A match stored as facts is
 regenerated only by code of the same version; change it with any of them."""

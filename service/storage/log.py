@@ -102,7 +102,6 @@ from .facts import (
 from .files import make_private, owner_only, private_temp_dir
 from .imports import check_matches
 from .integrity import check_whole
-from .simulated import SimulationRun, insert_matches, insert_run
 from .journal import (
     Journal,
     JournalScan,
@@ -113,6 +112,7 @@ from .journal import (
 )
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
+from .simulated import SimulationRun, insert_matches, insert_run
 from .tree import HEAD_KINDS, TreeSigner, insert_checkpoints, insert_leaves
 
 __all__ = ["EventLog", "Imported", "Opening"]

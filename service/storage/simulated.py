@@ -97,6 +97,7 @@ def insert_matches(
 
 def read_run(con: duckdb.DuckDBPyConnection, run_id: str) -> SimulationRun | None:
     """The run's row, or None."""
-    table = con.execute(_sql.query("simulation_run"), [run_id]).fetch_arrow_table()
-    rows = table.to_pylist()
+    result = con.execute(_sql.query("simulation_run"), [run_id])
+    names = [d[0] for d in result.description]
+    rows = [dict(zip(names, row, strict=True)) for row in result.fetchall()]
     return SimulationRun.of(rows[0]) if rows else None
