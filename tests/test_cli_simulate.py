@@ -34,7 +34,8 @@ def sniff(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
 
 
 def simulate(db: Path, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["simulate", "--db", str(db), "--events", *args])
+    events = [] if "--resume" in args else ["--events"]  # a resume keeps the run's storage
+    return CliRunner().invoke(cli, ["simulate", "--db", str(db), *events, *args])
 
 
 def stored(db: Path) -> dict[str, Any]:

@@ -71,6 +71,7 @@ def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
             "match_settings_all",
             "round_facts",
             "schema_version",
+            "simulation_runs",
             "sniff_decisions",
             "tree_heads",
             "tree_leaves",
