@@ -6,10 +6,16 @@
 
 -- name: matches
 -- Every match of the log, in match_id order, with its number of events:
--- those with events, and those with settings but no event left.
+-- those with events, and those with settings but no event left; not the simulated
+-- matches stored as facts (no events to audit: named, they are regenerated).
 SELECT match_id, coalesce(e.events, 0) AS events
 FROM (SELECT match_id, count(*) AS events FROM events_all GROUP BY match_id) AS e
-FULL JOIN (SELECT match_id FROM match_settings_all) AS s USING (match_id)
+FULL JOIN (
+    SELECT match_id
+    FROM match_settings_all
+    WHERE run_id IS NULL
+       OR run_id NOT IN (SELECT run_id FROM simulation_runs WHERE stored = 'facts')
+) AS s USING (match_id)
 ORDER BY match_id;
 
 -- name: matches_of

@@ -25,6 +25,7 @@ exactly the matches an uninterrupted run would have stored.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -39,15 +40,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis.bot_matches import recorded_bot_match, seat_bots
+from analysis.simfacts import SimTables, facts_tables, played_rows
 from service.match_recorder import EventRecorder
+from service.storage.chain import MatchSecrets
 from service.storage.events import COLUMNS, columns_to_arrow
 from service.storage.facts import new_rows
+from service.storage.simulated import SimulationRun
 from sniff.facts import FactsRows, facts_rows
-from sniff.seeds import match_seed
+from sniff.seeds import match_seed, simulated_secret
+from sniff.simulated import SIM_VERSION, MatchSettings
 
 RUN_FILE = "run.json"
 CHUNK_MATCHES_MAX = 500
-"""Matches per chunk at most: a chunk is what an interruption may lose (and replay)."""
+"""Matches per chunk at most when the events are stored: a chunk is what an interruption
+may lose (and replay)."""
+FACTS_CHUNK_MATCHES_MAX = 20_000
+"""Matches per chunk at most when the facts only are stored (about half a second of the
+kernel's play: each chunk costs the log one transaction)."""
 
 
 def runs_dir(db_path: str | os.PathLike[str]) -> Path:
@@ -94,6 +103,8 @@ class RunSettings:
     target: int | None = None
     chunk_size: int = 100
     code_version: str = ""
+    events: bool = False
+    """Store every event, chained (`--events`), rather than the facts only."""
 
     @property
     def chunks(self) -> int:
@@ -115,6 +126,7 @@ class RunSettings:
     def from_json(cls, obj: dict[str, Any]) -> RunSettings:
         obj = dict(obj)
         obj["bots"] = tuple(obj["bots"])
+        obj.setdefault("events", True)  # a run of an older release stored its events
         return cls(**obj)
 
 
@@ -132,9 +144,11 @@ def default_run_id(
     return "sim-" + hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
-def default_chunk_size(matches: int, workers: int) -> int:
-    """A few chunks per worker for a small run, at most CHUNK_MATCHES_MAX a chunk."""
-    return max(1, min(CHUNK_MATCHES_MAX, -(-matches // (workers * 4))))
+def default_chunk_size(matches: int, workers: int, events: bool = True) -> int:
+    """A few chunks per worker for a small run, at most CHUNK_MATCHES_MAX a chunk
+    (FACTS_CHUNK_MATCHES_MAX for a facts-only run)."""
+    most = CHUNK_MATCHES_MAX if events else FACTS_CHUNK_MATCHES_MAX
+    return max(1, min(most, -(-matches // (workers * 4))))
 
 
 def chunk_path(run_dir: Path, chunk: int) -> Path:
@@ -212,18 +226,36 @@ def chunk_table(settings: RunSettings, chunk: int) -> tuple[pa.Table, FactsRows]
 
 def _played(settings: RunSettings, i: int, players: list[str]) -> EventRecorder:
     """Match i of the run, played by its bots and recorded."""
-    return recorded_bot_match(
+    return simulated_match(
         settings.match_id(i),
-        settings.seats,
         match_seed(settings.seed, i),
+        match_settings(settings),
+        settings.run,
+        settings.code_version,
+    )
+
+
+def simulated_match(
+    match_id: str, seed: int, settings: MatchSettings, run: str, code_version: str
+) -> EventRecorder:
+    """A simulated match played by its bots and recorded, with its derived secrets
+    (`seeds.simulated_secret`): what `--events` stores, and what regeneration makes."""
+    secrets = MatchSecrets(
+        seed, simulated_secret(match_id, seed, "salt"), simulated_secret(match_id, seed, "chain")
+    )
+    return recorded_bot_match(
+        match_id,
+        settings.seats,
+        seed,
         settings.bots,
         target=settings.target,
         variant=settings.variant,
         round_limit=settings.round_limit,
+        secrets=secrets,
         source="simulated",
-        run_id=settings.run,
-        players=players,
-        code_version=settings.code_version,
+        run_id=run,
+        players=list(settings.seat_bots),
+        code_version=code_version,
     )
 
 
@@ -236,11 +268,19 @@ class ChunkDone:
     """CPU seconds the worker spent on the chunk (play, events, file)."""
 
 
-def play_chunk(job: tuple[str, dict[str, Any], int]) -> ChunkDone:
-    """Play one chunk and write its file (in a worker process or a Ray task)."""
-    run_dir, settings_json, chunk = job
+Job = tuple[str, dict[str, Any], int, str]
+"""A chunk to play: the run directory, the run's settings, the chunk, the backend ("c" or
+"python": the same matches)."""
+
+
+def play_chunk(job: Job) -> ChunkDone:
+    """Play one chunk and write its files (in a worker process or a Ray task)."""
+    run_dir, settings_json, chunk, backend = job
     cpu = time.process_time()
     settings = RunSettings.from_json(settings_json)
+    if not settings.events:
+        matches = play_facts_chunk(Path(run_dir), settings, chunk, backend)
+        return ChunkDone(chunk, matches, 0, time.process_time() - cpu)
     table, facts = chunk_table(settings, chunk)
     tables = (facts.matches, facts.rounds, facts.decisions)
     for path, columns in zip(facts_paths(Path(run_dir), chunk), tables, strict=True):
@@ -266,7 +306,79 @@ def read_chunk(run_dir: Path, chunk: int) -> tuple[pa.Table, FactsRows | None]:
 
 
 def chunks_on_disk(run_dir: Path) -> set[int]:
-    return {int(p.stem.split("-")[1]) for p in run_dir.glob("chunk-*.parquet")}
+    events = {int(p.stem.split("-")[1]) for p in run_dir.glob("chunk-*.parquet")}
+    facts = {int(p.name.split(".")[0].split("-")[1]) for p in run_dir.glob("sim-*.matches.arrow")}
+    return events | facts
+
+
+# -- facts-only chunks --------------------------------------------------------------
+
+SIM_FILES = ("decisions", "rounds", "matches")
+"""A facts-only chunk's files, in the order written: the matches' file last, so a chunk
+whose matches' file exists is whole."""
+
+
+def sim_paths(run_dir: Path, chunk: int) -> tuple[Path, Path, Path]:
+    decisions, rounds, matches = (run_dir / f"sim-{chunk:05d}.{t}.arrow" for t in SIM_FILES)
+    return decisions, rounds, matches
+
+
+def match_settings(settings: RunSettings) -> MatchSettings:
+    return MatchSettings(
+        settings.seats, settings.bots, settings.variant, settings.target, settings.round_limit
+    )
+
+
+def play_facts_chunk(run_dir: Path, settings: RunSettings, chunk: int, backend: str) -> int:
+    """Play a chunk's matches (kernel or engine: the same) and write their facts as Arrow
+    files (`analysis.simfacts`); how many matches."""
+    matches = settings.chunk_range(chunk)
+    seeds = [match_seed(settings.seed, i) for i in matches]
+    raw = played_rows(match_settings(settings), seeds, backend)
+    tables = facts_tables(raw, settings.run, matches.start, seeds, settings.seats)
+    for path, table in zip(
+        sim_paths(run_dir, chunk), (tables.decisions, tables.rounds, tables.matches), strict=True
+    ):
+        _write_atomically(path, functools.partial(_write_arrow, table=table))
+    return len(matches)
+
+
+def _write_arrow(path: Path, *, table: pa.Table) -> None:
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def read_facts_chunk(run_dir: Path, chunk: int) -> SimTables:
+    decisions, rounds, matches = (
+        pa.ipc.open_file(pa.memory_map(str(p))).read_all() for p in sim_paths(run_dir, chunk)
+    )
+    return SimTables(matches, rounds, decisions)
+
+
+def remove_facts_chunk(run_dir: Path, chunk: int) -> None:
+    """A loaded chunk's files (the log holds its matches: a resume never needs them)."""
+    for path in sim_paths(run_dir, chunk):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def simulation_run(settings: RunSettings) -> SimulationRun:
+    """The run's `simulation_runs` row."""
+    ms = match_settings(settings)
+    return SimulationRun(
+        settings.run,
+        settings.matches,
+        settings.seats,
+        settings.bots,
+        ms.seat_bots,
+        settings.seed,
+        settings.variant,
+        ms.points_target,
+        settings.round_limit,
+        "events" if settings.events else "facts",
+        SIM_VERSION,
+        settings.code_version,
+    )
 
 
 def chunks_in_log(settings: RunSettings, stored_ids: Iterable[str]) -> set[int]:
@@ -277,9 +389,7 @@ def chunks_in_log(settings: RunSettings, stored_ids: Iterable[str]) -> set[int]:
     }
 
 
-def ray_map(
-    address: str, jobs: list[tuple[str, dict[str, Any], int]], workers: int
-) -> Generator[ChunkDone, None, None]:
+def ray_map(address: str, jobs: list[Job], workers: int) -> Generator[ChunkDone, None, None]:
     """`play_chunk` for every job as Ray tasks, yielded as they finish."""
     import ray
 

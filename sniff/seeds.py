@@ -70,6 +70,19 @@ def bot_seed(seed: int, seat: int) -> int:
     return _hash64(f"{BOT_DOMAIN}\0{seed}\0{seat}")
 
 
+SIMULATED_SECRET_DOMAIN: Final = "sniff/simulated-secret/v1"
+
+
+def simulated_secret(match_id: str, seed: int, purpose: str) -> bytes:
+    """A simulated match's seed salt (`purpose` "salt") or chain secret ("chain"): SHA-256
+    over the UTF-8 text `sniff/simulated-secret/v1\0{purpose}\0{match_id}\0{seed}`.
+    Derived, not drawn: a bot match hides nothing from its players, and its events must be
+    the same bytes whether stored by `sniff simulate --events` or regenerated from its seed
+    (docs/simulate.md)."""
+    text = f"{SIMULATED_SECRET_DOMAIN}\0{purpose}\0{match_id}\0{seed}"
+    return hashlib.sha256(text.encode()).digest()
+
+
 def rotation_bot_seed(seed: int, rotation: int, seat: int) -> int:
     """The seed of the bot of `seat` in `rotation` of a tournament deal seeded `seed`: each
     rotation's bots differ, so a rotation is not the same match with the seats renamed."""

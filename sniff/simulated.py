@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sniff.bots import make_bot
-from sniff.dealing import check_seed
+from sniff.dealing import DEALING_VERSION, check_seed
 from sniff.facts import (
     OUTCOMES,
     MatchFacts,
@@ -39,8 +39,8 @@ from sniff.facts import (
 from sniff.match import Match, Phase, RoundEndKind
 from sniff.playout import POLICIES, code_of
 from sniff.playout import kernel_matches as _kernel_rows
-from sniff.rules import SEAT_COUNTS, TARGET
-from sniff.seeds import bot_seed
+from sniff.rules import RULES_VERSION, SEAT_COUNTS, TARGET
+from sniff.seeds import BOT_DOMAIN, bot_seed
 from sniff.variants import variant_named
 from sniff.view import view
 
@@ -48,6 +48,13 @@ WON: Final = "won"
 """A match ended by a side reaching the target (at a placement, mid-round)."""
 LIMIT: Final = "limit"
 """A match ended with the last round of its round limit (won by the side ahead, or drawn)."""
+
+SIM_VERSION: Final = (
+    f"sniff-sim/1; rules {RULES_VERSION}; dealing {DEALING_VERSION}; bots {BOT_DOMAIN}"
+)
+"""What decides a simulated match besides its seed and settings: the rules, the dealer and
+the bots (their choice rules and seeds, docs/simulate.md). A match stored as facts is
+regenerated only by code of the same version; change it with any of them."""
 
 # The kernel's rows (`_kernel.c`, play_matches): int32 columns in these orders; per-seat
 # columns are 4 wide whatever the seat count.
@@ -302,6 +309,7 @@ def play_matches(
 
 __all__ = [
     "LIMIT",
+    "SIM_VERSION",
     "WON",
     "MatchSettings",
     "PlayedMatch",

@@ -34,7 +34,8 @@ def sniff(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
 
 
 def simulate(db: Path, *args: str) -> Any:
-    return CliRunner().invoke(cli, ["simulate", "--db", str(db), *args])
+    events = [] if "--resume" in args else ["--events"]  # a resume keeps the run's storage
+    return CliRunner().invoke(cli, ["simulate", "--db", str(db), *events, *args])
 
 
 def stored(db: Path) -> dict[str, Any]:
@@ -96,7 +97,7 @@ def whole_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return stored(whole)
 
 
-KILLED_RUN = ("--matches", "300", "--seed", "11", "--run", "k", "--workers", "2")
+KILLED_RUN = ("--events", "--matches", "300", "--seed", "11", "--run", "k", "--workers", "2")
 
 
 @pytest.mark.parametrize("how", ["SIGTERM to the command", "Ctrl-C to its process group"])
@@ -242,7 +243,7 @@ def test_simulate_goes_through_a_live_sniff_serve_that_holds_the_log(tmp_path: P
 def test_a_local_ray_run_stores_the_same_matches_as_local_workers(tmp_path: Path) -> None:
     need("ray", "pip install -e '.[cluster]'")
     local, rayed = tmp_path / "local.duckdb", tmp_path / "ray.duckdb"
-    args = ["--matches", "12", "--seed", "21", "--workers", "2"]
+    args = ["--events", "--matches", "12", "--seed", "21", "--workers", "2"]
     assert simulate(local, *args).exit_code == 0
     done = sniff("simulate", "--db", str(rayed), *args, "--ray", "local", timeout=300)
     assert done.returncode == 0, done.stderr

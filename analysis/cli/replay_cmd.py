@@ -38,11 +38,12 @@ def _one_line(e: Exception) -> click.ClickException | None:
     that a listing that succeeds never loads the replay model and the engine.
     """
     from analysis.logquery import NoLog, UnknownMatch
+    from analysis.regenerate import CannotRegenerate
     from analysis.replay.model import ReplayError
     from service.storage import LogLocked, SchemaVersionError, StorageError
     from sniff import UnknownVariant
 
-    if isinstance(e, NoLog | SchemaVersionError | UnknownMatch | UnknownVariant):
+    if isinstance(e, NoLog | SchemaVersionError | UnknownMatch | UnknownVariant | CannotRegenerate):
         return CommandError(str(e))
     if isinstance(e, LogLocked):
         return CommandError(str(e))
@@ -231,7 +232,9 @@ def replay(
     if at is not None and round_index is not None:
         raise CommandError("give --at N or --round R, not both")
     with replay_errors():
-        rp = load_replay(db_path, match_id, reveal=reveal)
+        rp = load_replay(
+            db_path, match_id, reveal=reveal, regenerated=lambda note: click.echo(note, err=True)
+        )
     steps = list(rp.steps)
     if not steps:
         raise CommandError(f"match {match_id} has no action yet")

@@ -33,9 +33,11 @@ from analysis.cli.options import (
 )
 from analysis.cli.progress import Progress
 from analysis.parallel import default_workers, ordered_map
+from analysis.simcheck import choose_backend
 from analysis.simulate import (
     RUN_FILE,
     ChunkDone,
+    Job,
     RunSettings,
     chunks_in_log,
     chunks_on_disk,
@@ -46,12 +48,16 @@ from analysis.simulate import (
     play_chunk,
     ray_map,
     read_chunk,
+    read_facts_chunk,
     read_settings,
+    remove_facts_chunk,
     runs_dir,
+    simulation_run,
     write_settings,
 )
 
 if TYPE_CHECKING:
+    from analysis.simfacts import SimTables
     from sniff.facts import FactsRows
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -116,6 +122,24 @@ class _Sink:
                 raise Misuse(f"the service refused the matches: {details()}") from None
             raise
 
+    def store(self, settings: RunSettings, tables: SimTables) -> None:
+        """A facts-only chunk, into the file in one transaction (a live service takes
+        the events only: `simulate` sends those instead)."""
+        from service.storage import StorageError
+        from sniff.rules import RULES_VERSION
+
+        assert self.log is not None
+        try:
+            self.log.store_simulated(
+                simulation_run(settings),
+                RULES_VERSION,
+                tables.matches,
+                tables.rounds,
+                tables.decisions,
+            )
+        except StorageError as e:
+            raise Misuse(db_error_line(self.db_path, e)) from None
+
     def close(self) -> None:
         if self.log is not None:
             self.log.close()
@@ -153,6 +177,14 @@ class _Sink:
     help="Play the chunks as Ray tasks on this cluster ('local' starts one here, 'auto' "
     "finds one); needs pip install '.[cluster]' and the run directory on a shared disk.",
 )
+@click.option(
+    "--events",
+    "events",
+    is_flag=True,
+    help="Store every event of every match, chained, as served matches are (slower); by "
+    "default a run stores its matches' settings, results and facts, and their events are "
+    "regenerated from the seed on demand.",
+)
 @progress_option
 @tls_ca_option
 def simulate(
@@ -170,6 +202,7 @@ def simulate(
     ray_address: str | None,
     progress: bool,
     tls_ca: str | None,
+    events: bool,
 ) -> None:
     """Play MATCHES bot matches on every core and store them in the event log, marked
     simulated with the run's id, its settings and the code version, beside served play.
@@ -192,7 +225,16 @@ def simulate(
     if resume is not None:
         given = [
             "--" + name.replace("_", "-")
-            for name in ("seats", "count", "seed", "bots", "variant", "round_limit", "target")
+            for name in (
+                "seats",
+                "count",
+                "seed",
+                "bots",
+                "variant",
+                "round_limit",
+                "target",
+                "events",
+            )
             if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
         ] + (["--run"] if run_id is not None else [])
         if given:
@@ -205,6 +247,13 @@ def simulate(
             settings = read_settings(run_dir)
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise Misuse(f"cannot read the settings of run {resume}: {e}") from None
+        sink = _Sink(db_path, tls_ca)
+        if sink.owner is not None and not settings.events:
+            sink.close()
+            raise Misuse(
+                f"run {resume} stores facts only, which a live service does not take: "
+                "stop the service and resume the run on the file"
+            )
     else:
         check_seed_run(seed, count)
         run = run_id or default_run_id(count, seats, bots, seed, variant, round_limit, target)
@@ -218,6 +267,14 @@ def simulate(
             raise Misuse(
                 f"run {run} already exists beside {db_path}; complete it with --resume {run}"
             )
+        sink = _Sink(db_path, tls_ca)
+        if sink.owner is not None and not events:
+            click.echo(
+                "Note: a live service holds the file and takes whole matches only: "
+                "storing every event (--events)",
+                err=True,
+            )
+            events = True
         settings = RunSettings(
             run,
             count,
@@ -227,17 +284,18 @@ def simulate(
             variant,
             round_limit,
             target,
-            default_chunk_size(count, workers),
+            default_chunk_size(count, workers, events),
             code_version(),
+            events,
         )
-    if ray_address is not None:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise Misuse("--ray needs Ray: pip install 'american-sniff[cluster]'") from None
-    sink = _Sink(db_path, tls_ca)
     try:
-        _run(sink, settings, run_dir, workers, ray_address, progress, resume is None)
+        if ray_address is not None:
+            try:
+                import ray  # noqa: F401
+            except ImportError:
+                raise Misuse("--ray needs Ray: pip install 'american-sniff[cluster]'") from None
+        backend = "python" if settings.events else choose_backend()
+        _run(sink, settings, run_dir, workers, ray_address, progress, resume is None, backend)
     finally:
         sink.close()
 
@@ -250,6 +308,7 @@ def _run(
     ray_address: str | None,
     progress: bool,
     fresh: bool,
+    backend: str,
 ) -> None:
     run = settings.run
     try:
@@ -268,12 +327,17 @@ def _run(
     def load(chunk: int) -> None:
         if chunk not in loaded:
             with interrupts.held():
-                sink.load(*read_chunk(run_dir, chunk))
+                if settings.events:
+                    sink.load(*read_chunk(run_dir, chunk))
+                else:
+                    sink.store(settings, read_facts_chunk(run_dir, chunk))
                 loaded.add(chunk)
+            if not settings.events:
+                remove_facts_chunk(run_dir, chunk)
             bar.update(len(settings.chunk_range(chunk)))
 
     todo = [c for c in range(settings.chunks) if c not in loaded and c not in on_disk]
-    jobs = [(str(run_dir), settings.to_json(), c) for c in todo]
+    jobs: list[Job] = [(str(run_dir), settings.to_json(), c, backend) for c in todo]
     played, cpu = 0, 0.0
     try:
         with interrupts:

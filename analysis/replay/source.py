@@ -8,6 +8,7 @@ replay model is imported by `load_replay`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -29,20 +30,48 @@ def _sql(name: str) -> str:
 
 
 def read_match_events(
-    db_path: str | Path, match_id: str, *, reveal: bool = False
+    db_path: str | Path,
+    match_id: str,
+    *,
+    reveal: bool = False,
+    regenerated: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """One match's events in order (queries.sql `match_events`); UnknownMatch if none."""
+    """One match's events in order (queries.sql `match_events`); UnknownMatch if none.
+
+    A simulated match stored as facts has its events regenerated from its seed
+    (`analysis.regenerate`) and read by the same query; `regenerated` is told the line
+    that says so."""
     rows, _ = query_log_rows(db_path, _sql("match_events"), [match_id, reveal])
-    if not rows:
+    if rows:
+        return rows
+    from analysis.regenerate import events_database, facts_only_in_file, regenerated_table
+
+    found = facts_only_in_file(db_path, match_id)
+    if found is None:
         raise UnknownMatch(f"no match {match_id!r} in {db_path}")
+    con = events_database([regenerated_table(found)])
+    try:
+        result = con.execute(_sql("match_events"), [match_id, reveal])
+        names = [d[0] for d in result.description]
+        rows = [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+    finally:
+        con.close()
+    if regenerated is not None:
+        regenerated(found.note())
     return rows
 
 
-def load_replay(db_path: str | Path, match_id: str, *, reveal: bool = False) -> Replay:
-    """The replay of one match of the log."""
+def load_replay(
+    db_path: str | Path,
+    match_id: str,
+    *,
+    reveal: bool = False,
+    regenerated: Callable[[str], None] | None = None,
+) -> Replay:
+    """The replay of one match of the log (`read_match_events`)."""
     from analysis.replay.model import build_replay
 
-    rows = read_match_events(db_path, match_id, reveal=reveal)
+    rows = read_match_events(db_path, match_id, reveal=reveal, regenerated=regenerated)
     return build_replay(match_id, rows, reveal=reveal)
 
 

@@ -112,6 +112,7 @@ from .journal import (
 )
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
+from .simulated import SimulationRun, insert_matches, insert_run
 from .tree import HEAD_KINDS, TreeSigner, insert_checkpoints, insert_leaves
 
 __all__ = ["EventLog", "Imported", "Opening"]
@@ -209,6 +210,7 @@ class ImportLoad:
         self.imported: list[str] = []
         self.present: list[str] = []
         self.events = 0
+        self.simulated = 0
         self.discarded = False
 
     def add(self, table: pa.Table, facts: Facts | None = None) -> None:
@@ -245,6 +247,25 @@ class ImportLoad:
         self.imported += fresh
         self.present += [m for m in ids if m in present]
         self.events += table.num_rows
+
+    def add_simulated(
+        self,
+        run: SimulationRun,
+        rules_version: str,
+        matches: pa.Table,
+        rounds: pa.Table,
+        decisions: pa.Table,
+    ) -> None:
+        """Insert simulated matches stored as facts (`simulated.insert_matches`): the run's
+        row if the log lacks it, then the matches' settings, results and facts; no events,
+        so no leaf and nothing to sign."""
+        try:
+            with owner_only():
+                insert_run(self._cursor, run)
+                insert_matches(self._cursor, run.run_id, rules_version, matches, rounds, decisions)
+        except _INSERT_ERRORS as exc:
+            raise _failure("the event log could not store the simulated matches", exc) from exc
+        self.simulated += matches.num_rows
 
     def discard(self) -> None:
         """Roll the whole import back when the block ends."""
@@ -730,6 +751,19 @@ class EventLog(ReadAccess):
         with self.importing() as load:
             load.add(table, facts)
         return load.result()
+
+    def store_simulated(
+        self,
+        run: SimulationRun,
+        rules_version: str,
+        matches: pa.Table,
+        rounds: pa.Table,
+        decisions: pa.Table,
+    ) -> None:
+        """A chunk of a facts-only simulation run in one transaction (`ImportLoad.add_simulated`):
+        all of it, or nothing."""
+        with self.importing() as load:
+            load.add_simulated(run, rules_version, matches, rounds, decisions)
 
     @contextmanager
     def importing(self) -> Iterator[ImportLoad]:

@@ -287,3 +287,65 @@ SELECT leaf_index, match_id, seq, head FROM tree_leaves ORDER BY leaf_index;
 SELECT tree_size, root_hash, timestamp_ms, log_id, signature
 FROM tree_heads
 ORDER BY tree_size, timestamp_ms;
+
+-- -- simulated matches stored as facts (service/storage/simulated.py) ----------------
+
+-- name: insert_simulation_run
+-- A run of `sniff simulate` (its first chunk's transaction; again on a resume: no change).
+INSERT OR IGNORE INTO simulation_runs
+    (run_id, matches, seats, bots, players, seed, variant, target, round_limit, stored,
+     sim_version, code_version, created_at)
+VALUES ($run_id, $matches, $seats, $bots, $players, $seed, $variant, $target, $round_limit,
+        $stored, $sim_version, $code_version, now());
+
+-- name: simulation_run
+SELECT run_id, matches, seats, bots, players, CAST(seed AS VARCHAR) AS seed, variant, target,
+       round_limit, stored, sim_version, code_version
+FROM simulation_runs
+WHERE run_id = $1;
+
+-- name: insert_simulated_settings
+-- A chunk's matches (_sim_matches: simfacts.SimTables.matches) with the settings of their run.
+INSERT INTO match_settings_all
+    (match_id, seats, target, seed, rules_version, created_at, variant, round_limit, players,
+     source, run_id, explicit_deals, detail)
+SELECT m.match_id, r.seats, r.target, m.seed, $rules_version, now(), r.variant, r.round_limit,
+       r.players, 'simulated', r.run_id, false, NULL
+FROM _sim_matches AS m, simulation_runs AS r
+WHERE r.run_id = $run_id;
+
+-- name: insert_simulated_results
+INSERT INTO match_results_all (match_id, finished_at, winner, scores, rounds, ended_by)
+SELECT match_id, now(), winner, scores, rounds,
+       CASE WHEN ended = 1 THEN 'round_limit' ELSE 'target' END
+FROM _sim_matches;
+
+-- name: insert_simulated_match_facts
+INSERT INTO match_facts
+SELECT m.match_id, 'simulated', r.run_id, r.seats, r.variant, r.players, r.target,
+       r.round_limit, true, m.winner, m.first_leader, m.scores, m.rounds, m.incomplete_rounds
+FROM _sim_matches AS m, simulation_runs AS r
+WHERE r.run_id = $run_id;
+
+-- name: insert_simulated_round_facts
+INSERT INTO round_facts
+SELECT f.match_id, f.round, r.seats, r.variant, f.complete, f.leader, f.sniff, f.maker,
+       f.sniff_index, f."double", f.orientation, f.covered_after, f.net, f.value,
+       f.sniff_points, f.sniff_points_maker_side, f.sniff_points_others, f.ending,
+       f.finisher, f.points, f.deductions, f.placements, f.scoring_placements
+FROM _sim_rounds AS f, simulation_runs AS r
+WHERE r.run_id = $run_id;
+
+-- name: insert_simulated_decisions
+INSERT INTO sniff_decisions
+SELECT f.match_id, f.round, r.seats, f.seat, f.placement_index, f."double", f.outcome,
+       f.mover_is_leader, f.value, f.same_outcome_before, f.same_outcome_after
+FROM _sim_decisions AS f, simulation_runs AS r
+WHERE r.run_id = $run_id;
+
+-- name: facts_only_matches_of
+-- Which of the named matches ($1: ids joined by chr(31)) are stored as facts only.
+SELECT s.match_id
+FROM match_settings_all AS s
+JOIN simulation_runs AS r ON r.run_id = s.run_id AND r.stored = 'facts'
+WHERE list_contains(string_split($1, chr(31)), s.match_id);

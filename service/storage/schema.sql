@@ -1,4 +1,4 @@
--- American Sniff event log: the tables of a new file, at schema version 5.
+-- American Sniff event log: the tables of a new file, at schema version 6.
 --
 -- Run once, when a log file is created. An existing file is brought to this
 -- version by the migration steps (migrate_N_to_M.sql, listed in migrate.py)
@@ -12,7 +12,7 @@ CREATE TABLE schema_version (
     version INTEGER NOT NULL
 );
 
-INSERT INTO schema_version (version) VALUES (5);
+INSERT INTO schema_version (version) VALUES (6);
 
 -- Append-only: one row per thing that happened to a match, in order.
 CREATE TABLE events_all (
@@ -100,4 +100,26 @@ CREATE TABLE checkpoints (
     log_id    VARCHAR NOT NULL,
     signature VARCHAR NOT NULL,             -- Ed25519, 128 lowercase hex digits
     PRIMARY KEY (log_id, match_id, seq)
+);
+
+-- The runs of `sniff simulate` (docs/simulate.md): what decides a run's matches and the
+-- version of the code that plays them (`sim_version`: rules, dealing, bots; a match is
+-- regenerated only by code of the same version). `stored`: 'facts' (its matches have
+-- settings, results and facts rows, no events: regenerated from their seeds on demand)
+-- or 'events' (every event stored and chained, `--events`). The same table as
+-- migrate_5_to_6.sql.
+CREATE TABLE simulation_runs (
+    run_id          VARCHAR   PRIMARY KEY,
+    matches         BIGINT    NOT NULL,
+    seats           TINYINT   NOT NULL,
+    bots            VARCHAR[] NOT NULL,       -- as given: seat s plays bots[s % len(bots)]
+    players         VARCHAR[] NOT NULL,       -- the bot of each seat
+    seed            HUGEINT   NOT NULL,       -- match i is seeded seed + i
+    variant         VARCHAR   NOT NULL,
+    target          INTEGER   NOT NULL,
+    round_limit     INTEGER,
+    stored          VARCHAR   NOT NULL CHECK (stored IN ('facts', 'events')),
+    sim_version     VARCHAR   NOT NULL,       -- sniff.simulated.SIM_VERSION of the code that played it
+    code_version    VARCHAR   NOT NULL,       -- the package (and git commit) that played it
+    created_at      TIMESTAMPTZ NOT NULL
 );
