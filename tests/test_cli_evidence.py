@@ -31,7 +31,9 @@ def run(*args: str) -> Result:
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("cli-evidence")
     db = tmp / "log.duckdb"
-    done = run("simulate", "--db", str(db), "--matches", "4", "--seats", "2", "--workers", "1")
+    done = run(
+        "simulate", "--events", "--db", str(db), "--matches", "4", "--seats", "2", "--workers", "1"
+    )
     assert done.exit_code == 0, done.output
     key = key_of(7)
     pub = tmp / "sniff.key.pub"
@@ -40,7 +42,18 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with duckdb.connect(str(db), read_only=True) as con:
         ids = [r[0] for r in con.execute("SELECT match_id FROM matches ORDER BY 1").fetchall()]
     bare = tmp / "bare.duckdb"
-    done = run("simulate", "--db", str(bare), "--matches", "1", "--seats", "2", "--workers", "1")
+    done = run(
+        "simulate",
+        "--events",
+        "--db",
+        str(bare),
+        "--matches",
+        "1",
+        "--seats",
+        "2",
+        "--workers",
+        "1",
+    )
     assert done.exit_code == 0, done.output
     bundle = tmp / "small"
     make_bundle(bundle, 2)

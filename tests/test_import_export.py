@@ -358,7 +358,7 @@ def test_a_repeated_parquet_export_overwrites_and_another_merges(tmp_path: Path)
     [
         (["-o", "{tmp}/no/such/dir/x.jsonl"], "cannot write"),
         (["--parquet", "{file}"], "not a directory"),
-        (["-o", "{tmp}/x.jsonl", "--parquet", "{tmp}/pq"], "not both"),
+        (["-o", "{tmp}/x.jsonl", "--parquet", "{tmp}/pq"], "give one of"),
         (["--db", "{tmp}/missing.duckdb"], "no event log at"),
     ],
 )
