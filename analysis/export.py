@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 from analysis.logaudit import Chunk, MatchWork, list_matches, read_chunks
 from analysis.logquery import LogSource
 from analysis.parallel import ordered_map
+from analysis.regenerate import facts_only_count
 from analysis.sqlfiles import named_queries
 from sniff.record import FORMAT, FORMAT_V2
 from sniff.rules import team_of
@@ -81,10 +82,16 @@ def export_records(
     include_unfinished: bool = False,
     workers: int = 1,
     tls_ca: str | None = None,
+    left_out: Callable[[int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The matches as docs/records.md records, in match id order (or the order named)."""
+    """The matches as docs/records.md records, in match id order (or the order named).
+
+    Without named matches, `left_out(n)` is told first how many simulated matches stored as
+    facts only are left out (named, each is regenerated from its seed)."""
     named = list(dict.fromkeys(match_ids))
     with LogSource(db_path, tls_ca=tls_ca) as source:
+        if left_out is not None and not named:
+            left_out(facts_only_count(source))
         counts = selected(source, named, include_unfinished)
         chunks = read_chunks(source, counts, {}, bool(named))
         made = ordered_map(_records_of, chunks, workers, preload=(__name__,))

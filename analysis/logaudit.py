@@ -29,7 +29,7 @@ import pyarrow as pa
 from analysis.audit import AuditResult, Problem
 from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
-from analysis.regenerate import FactsOnly, facts_only
+from analysis.regenerate import FactsOnly, facts_only, facts_only_count
 from analysis.sqlfiles import named_queries
 from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
@@ -309,12 +309,15 @@ def audit_log(
     tournaments: Mapping[str, str] | None = None,
     workers: int = 1,
     started: Callable[[int], None] | None = None,
+    left_out: Callable[[int], None] | None = None,
     progress: Callable[[int], None] | None = None,
     tls_ca: str | None = None,
 ) -> Iterator[AuditResult]:
     """Audit the log's matches (or the named ones, in the order named), one result each.
 
-    `started(n)` is told how many matches there are before the first result;
+    `started(n)` is told how many matches there are before the first result
+    (`left_out(n)` before it, without named matches, how many simulated matches stored as
+    facts only the audit leaves out: they have no events until named and regenerated);
     `progress(k)` after each chunk of k matches. `heads` and `commitments` are
     what seats kept (lowercase hex, as `parse_heads` and `parse_commitments`
     give them); one for a match the log does not hold raises UnknownMatch like
@@ -339,6 +342,8 @@ def audit_log(
         if pins or not named:
             logged = tournament_matches(source)
             tournament_results = check_tournaments(logged, pins, every=not named)
+        if left_out is not None and not named:
+            left_out(facts_only_count(source))
         if started is not None:
             started(len(counts))
         salvaged = salvaged_matches(source)

@@ -58,6 +58,12 @@ def facts_only_count_sql() -> str:
     return _sql("facts_only_count")
 
 
+def facts_only_count(source: Any) -> int:
+    """How many matches the log (an `analysis.logquery.LogSource`) stores as facts only: a
+    whole-log audit or export leaves them out, and says so."""
+    return int(source.query(facts_only_count_sql()).column("matches")[0].as_py())
+
+
 def facts_only_from(rows: Sequence[dict[str, Any]]) -> dict[str, FactsOnly]:
     """`facts_only_of`'s rows, by match id."""
     out = {}

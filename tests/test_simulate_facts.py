@@ -161,6 +161,23 @@ def test_replay_export_and_audit_of_a_regenerated_match_equal_those_of_the_event
 
 
 @pytest.mark.slow
+def test_a_whole_log_audit_or_export_says_how_many_facts_only_matches_it_leaves_out(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "mixed.duckdb"
+    simulate(db, "--matches", "3", "--seats", "2", "--workers", "1")
+    for command in ("audit", "export"):
+        done = CliRunner().invoke(cli, [command, "--db", str(db)])
+        assert done.exit_code == 0, done.output
+        assert done.stdout == ""  # nothing with events to audit or export
+        assert done.stderr.startswith("Note: 3 simulated matches stored as facts only left out")
+        assert f"sniff {command} --db FILE MATCH" in done.stderr
+    named = CliRunner().invoke(cli, ["audit", "--db", str(db), "r-00000001"])
+    assert named.exit_code == 0, named.output
+    assert "Note:" not in named.stderr  # a named match is regenerated, not left out
+
+
+@pytest.mark.slow
 def test_a_facts_only_run_is_the_same_whatever_the_number_of_workers_and_resumes(
     tmp_path: Path,
 ) -> None:

@@ -199,6 +199,7 @@ def _log_results(
     bar: Progress,
     tls_ca: str | None,
 ) -> Iterator[AuditResult]:
+    from analysis.cli.formats import facts_only_note
     from analysis.logaudit import audit_log, parse_commitments, parse_heads
     from analysis.tournament_audit import parse_pins
 
@@ -217,6 +218,7 @@ def _log_results(
             tournaments=pins,
             workers=workers,
             started=bar.start,
+            left_out=facts_only_note("audit"),
             progress=bar.update,
             tls_ca=tls_ca,
         )

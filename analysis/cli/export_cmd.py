@@ -84,6 +84,7 @@ def export(
     Example: sniff export --db sniff.duckdb --parquet warehouse/
     Example: sniff export --db sniff.duckdb --evidence bundle/ --public-key sniff.key.pub
     """
+    from analysis.cli.formats import facts_only_note
     from analysis.export import export_parquet, export_records
 
     if sum(x is not None for x in (output, parquet_dir, evidence_dir)) > 1:
@@ -119,6 +120,7 @@ def export(
             include_unfinished=include_unfinished,
             workers=workers or default_workers(),
             tls_ca=tls_ca,
+            left_out=facts_only_note("export"),
         ):
             sink.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
 

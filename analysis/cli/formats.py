@@ -235,3 +235,20 @@ def render_table(columns: Sequence[str], rows: Sequence[Row], *, more: bool = Fa
     else:
         lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(lines)
+
+
+def facts_only_note(command: str) -> Callable[[int], None]:
+    """The note a whole-log audit or export prints on stderr about the simulated matches it
+    leaves out: stored as facts only, they have no events until named and regenerated."""
+
+    def note(count: int) -> None:
+        if count:
+            noun = "match" if count == 1 else "matches"
+            click.echo(
+                f"Note: {count:,} simulated {noun} stored as facts only left out: they have no "
+                f"stored events; name them (sniff {command} --db FILE MATCH ...) to regenerate "
+                "them from their seed.",
+                err=True,
+            )
+
+    return note
