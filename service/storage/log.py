@@ -113,7 +113,7 @@ from .journal import (
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
 from .simulated import SimulationRun, insert_matches, insert_run
-from .tree import HEAD_KINDS, TreeSigner, insert_checkpoints, insert_leaves
+from .tree import HEAD_KINDS, PreparedHead, TreeSigner, insert_checkpoints, insert_leaves
 
 __all__ = ["EventLog", "Imported", "Opening"]
 
@@ -633,7 +633,13 @@ class EventLog(ReadAccess):
             return
         try:
             with owner_only():  # the commit may create a new WAL
-                _insert(self._wcur, self._backlog, self._backlog_facts, self._load_checkpoints())
+                prepared = _insert(
+                    self._wcur,
+                    self._backlog,
+                    self._backlog_facts,
+                    self._load_checkpoints(),
+                    self._tree if self._ended else None,
+                )
         except _INSERT_ERRORS as exc:
             _log.exception("loading %d journal rows into DuckDB failed", len(self._backlog))
             self._load_error = exc
@@ -645,8 +651,8 @@ class EventLog(ReadAccess):
         self._backlog_checkpoints = []
         for match_id in self._ended:
             self._next_seq.pop(match_id, None)
-        if self._ended:
-            self._sign_tree()
+        if self._tree is not None and prepared is not None:
+            self._tree.adopt(prepared)  # its tree head committed with the load
         self._ended = []
         try:
             self._sync_new_wal()
@@ -887,19 +893,33 @@ def _insert(
     rows: list[EventRow],
     facts: Sequence[FactsRows] = (),
     checkpoints: Sequence[Checkpoint] = (),
-) -> None:
+    tree: TreeSigner | None = None,
+) -> PreparedHead | None:
     """One transaction: the rows, the settings of the matches they create, the results and
-    facts of those they end, the mark of those they deal to explicitly, and the checkpoints
-    of their heads."""
+    facts of those they end, the mark of those they deal to explicitly, the checkpoints
+    of their heads, and with `tree` a signed tree head over the leaves they add (returned,
+    for the caller to `adopt` now that it is committed)."""
     cursor.execute("BEGIN TRANSACTION")
     try:
         insert_rows(cursor, rows, merged_facts(facts) if facts else None)
         insert_checkpoints(cursor, checkpoints)
+        prepared = None if tree is None else _prepared_head(tree, cursor)
         cursor.execute("COMMIT")
     except BaseException:
         with suppress(duckdb.Error):
             cursor.execute("ROLLBACK")
         raise
+    return prepared
+
+
+def _prepared_head(tree: TreeSigner, cursor: duckdb.DuckDBPyConnection) -> PreparedHead | None:
+    """The load's tree head; none (logged) when the stored leaves are not a tree this signer
+    can extend (an edited file): the events still go in, and `sniff audit` says why."""
+    try:
+        return tree.prepare(cursor)
+    except StorageError:
+        _log.exception("could not sign a tree head over the loaded leaves")
+        return None
 
 
 def insert_rows(

@@ -157,12 +157,25 @@ class TreeSigner:
         """Add the leaves stored since the last call and sign a tree head when some leaves
         have none yet (stored in `tree_heads`); the head, or None when none was due.
 
-        A head whose insert fails is signed again at the next call (or the next open)."""
-        self._extend(cursor)
-        if self._range.size <= self._signed:
+        For a cursor in autocommit mode (at open); a load signs inside its own transaction
+        with `prepare` and `adopt`."""
+        prepared = self.prepare(cursor)
+        if prepared is None:
+            return None
+        self.adopt(prepared)
+        return prepared.head
+
+    def prepare(self, cursor: duckdb.DuckDBPyConnection) -> PreparedHead | None:
+        """`catch_up` in the caller's transaction, leaving this signer as it was: the tree
+        head is stored with the leaves it covers, in one commit (a load holds the commit lock
+        for one transaction, not two), and `adopt` takes it once that commit succeeded. A
+        head whose transaction fails is signed again at the next load or open."""
+        compact = CompactRange(self._range.size, list(self._range.peaks))
+        self._extend(cursor, compact)
+        if compact.size <= self._signed:
             return None
         now = max(time.time_ns() // 1_000_000, self._last_ms)  # never back in time
-        head = TreeHead.sign(self.key, self._range.size, self._range.root(), now)
+        head = TreeHead.sign(self.key, compact.size, compact.root(), now)
         cursor.execute(
             _sql.query("insert_tree_head"),
             {
@@ -173,18 +186,32 @@ class TreeSigner:
                 "signature": head.signature.hex(),
             },
         )
-        self._signed, self._last_ms = head.tree_size, now
-        return head
+        return PreparedHead(head, compact)
 
-    def _extend(self, cursor: duckdb.DuckDBPyConnection) -> None:
-        rows = cursor.execute(_sql.query("leaves_from"), {"start": self._range.size}).fetchall()
+    def adopt(self, prepared: PreparedHead) -> None:
+        """Take a prepared head's tree as signed: its transaction committed."""
+        self._range = prepared.compact
+        self._signed, self._last_ms = prepared.head.tree_size, prepared.head.timestamp_ms
+
+    def _extend(
+        self, cursor: duckdb.DuckDBPyConnection, compact: CompactRange | None = None
+    ) -> None:
+        compact = self._range if compact is None else compact
+        rows = cursor.execute(_sql.query("leaves_from"), {"start": compact.size}).fetchall()
         for index, match_id, seq, head in rows:
-            if index != self._range.size:
+            if index != compact.size:
                 raise StorageError(
-                    f"the tree's leaves skip from {self._range.size} to {index}: the file was"
-                    " edited"
+                    f"the tree's leaves skip from {compact.size} to {index}: the file was edited"
                 )
-            self._range.append(leaf_hash(leaf_data(str(match_id), int(seq), str(head))))
+            compact.append(leaf_hash(leaf_data(str(match_id), int(seq), str(head))))
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedHead:
+    """A tree head signed and inserted in a transaction not yet committed, with its tree."""
+
+    head: TreeHead
+    compact: CompactRange
 
 
 class NotInTree(LookupError):
