@@ -290,3 +290,14 @@ def test_bench_verify_quick_times_both_verifiers_on_one_bundle() -> None:
     assert doc["checkpoints"] > doc["matches"]
     assert "sniff verify" in doc["median_s"]
     assert positive(list(doc["median_s"].values()))
+
+
+def test_bench_signing_compares_signed_and_unsigned_applies_in_one_process() -> None:
+    out = run_script("bench_signing.py", "--runs", "1", "--matches", "1")
+    figures = {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(r"^\s*(unsigned|signed): ([0-9.]+) us CPU per ApplyMove", out, re.M)
+    }
+    assert set(figures) == {"unsigned", "signed"}, out
+    assert positive(list(figures.values()))
+    assert re.search(r"median of the paired ratios: [0-9]+\.[0-9]{3}$", out, re.M), out
