@@ -513,3 +513,21 @@ def audit_lines(
 ) -> Iterator[AuditResult]:
     """Audit one file's JSON Lines (see `Audit.lines`)."""
     return Audit(allow_unfinished=allow_unfinished).lines(lines)
+
+
+def parse_hex_pairs(
+    values: Iterable[str], option: str, shape: str, what: str
+) -> dict[str, list[str]]:
+    """`NAME=` and 64 hex digits (lowercased), by name, as the log audit's options give
+    what a seat or a tournament kept (--head, --commitment, --tournament); ValueError
+    naming `option` and the `shape` wanted for a bad one."""
+    from service.storage.chain import from_hex
+
+    kept: dict[str, list[str]] = {}
+    for value in values:
+        name, sep, digest = value.partition("=")
+        digest = digest.strip().lower()
+        if not sep or not name or from_hex(digest) is None:
+            raise ValueError(f"{option} {value!r}: give {shape}, as 64 hex digits ({what})")
+        kept.setdefault(name, []).append(digest)
+    return kept

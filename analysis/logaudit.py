@@ -26,7 +26,7 @@ from typing import Any, cast
 
 import pyarrow as pa
 
-from analysis.audit import AuditResult, Problem
+from analysis.audit import AuditResult, Problem, parse_hex_pairs
 from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
 from analysis.regenerate import FactsOnly, facts_only, facts_only_count
@@ -145,27 +145,15 @@ _ROW_COLUMNS = (
 
 def parse_heads(values: Sequence[str]) -> dict[str, list[str]]:
     """`MATCH=HASH` pairs (a hash of 64 hex digits) by match; ValueError for a bad one."""
-    return _parse_kept(values, "--head", "MATCH=HASH", "the chain_head a seat was given")
+    return parse_hex_pairs(values, "--head", "MATCH=HASH", "the chain_head a seat was given")
 
 
 def parse_commitments(values: Sequence[str]) -> dict[str, list[str]]:
     """`MATCH=HEX` pairs (a seed commitment of 64 hex digits) by match; ValueError for a
     bad one."""
-    return _parse_kept(
+    return parse_hex_pairs(
         values, "--commitment", "MATCH=HEX", "the seed_commitment a seat was given at CreateMatch"
     )
-
-
-def _parse_kept(values: Sequence[str], option: str, shape: str, what: str) -> dict[str, list[str]]:
-    """What seats kept, as `MATCH=` and 64 hex digits (lowercased), by match."""
-    kept: dict[str, list[str]] = {}
-    for value in values:
-        match_id, sep, digest = value.partition("=")
-        digest = digest.strip().lower()
-        if not sep or not match_id or chain.from_hex(digest) is None:
-            raise ValueError(f"{option} {value!r}: give {shape}, as 64 hex digits ({what})")
-        kept.setdefault(match_id, []).append(digest)
-    return kept
 
 
 def list_matches(source: LogSource, match_ids: Sequence[str] = ()) -> dict[str, int]:

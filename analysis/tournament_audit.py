@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.audit import AuditResult, Problem
+from analysis.audit import AuditResult, Problem, parse_hex_pairs
 from service.storage import chain
 from sniff.seeds import TOURNAMENT_SALT_SIZE, tournament_seeds_commitment
 
@@ -46,18 +46,17 @@ class TournamentMatch:
 def parse_pins(values: Sequence[str]) -> dict[str, str]:
     """`RUN_ID=HEX` pairs (a commitment of 64 hex digits) by run id; ValueError for a bad one
     or a run id pinned to two commitments."""
+    given = parse_hex_pairs(
+        values,
+        "--tournament",
+        "RUN_ID=HEX",
+        "the commitment to the deal seeds, printed by sniff tournament before its first deal",
+    )
     pins: dict[str, str] = {}
-    for value in values:
-        run_id, sep, digest = value.partition("=")
-        digest = digest.strip().lower()
-        if not sep or not run_id or chain.from_hex(digest) is None:
-            raise ValueError(
-                f"--tournament {value!r}: give RUN_ID=HEX, the commitment to the deal seeds as"
-                " 64 hex digits (printed by sniff tournament before its first deal)"
-            )
-        if pins.get(run_id, digest) != digest:
+    for run_id, digests in given.items():
+        if len(set(digests)) > 1:
             raise ValueError(f"--tournament names {run_id} with two commitments")
-        pins[run_id] = digest
+        pins[run_id] = digests[0]
     return pins
 
 
