@@ -54,7 +54,7 @@ from service.storage.events import LogEvent
 from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
-from service.storage.tree import read_tree
+from service.storage.tree import HEAD_KINDS, read_tree
 from sniff import (
     ActionResult,
     CountedEnd,
@@ -209,11 +209,7 @@ class LiveMatch:
 
     def proof(self) -> Proof:
         head: Logged | None = next(
-            (
-                item
-                for item in reversed(self.events)
-                if item.event.kind in ("round_ended", "match_ended")
-            ),
+            (item for item in reversed(self.events) if item.event.kind in HEAD_KINDS),
             None,
         )
         over = bool(self.events) and self.events[-1].event.kind == "match_ended"
@@ -549,7 +545,7 @@ class Hub:
                 e,
                 move_count,
                 None
-                if key is None or e.hash is None or e.kind not in ("round_ended", "match_ended")
+                if key is None or e.hash is None or e.kind not in HEAD_KINDS
                 else Checkpoint.sign(key, e.match_id, e.seq, e.hash.hex()),
             )
             for e in events
@@ -560,7 +556,7 @@ class Hub:
         """The outcome with the chain's head (its checkpoint, and the reveal) when it ended a
         round or the match; kept so that a retry gets it too."""
         last = logged.event
-        if last.kind not in ("round_ended", "match_ended"):
+        if last.kind not in HEAD_KINDS:
             return outcome
         if live.secrets is None and last.kind != "match_ended":
             return outcome  # an unkeyed (legacy) head could be tested against guesses

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from analysis.audit import Problem
 from analysis.export import record_of
@@ -21,6 +20,7 @@ from service.evidence.errors import BadProof, BadSignature, WrongLog
 from service.evidence.keys import PublicKey
 from service.evidence.merkle import leaf_data, leaf_hash, verify_inclusion
 from service.evidence.signed import Checkpoint, TreeHead
+from service.storage.tree import HEAD_KINDS
 
 from . import layout
 from .errors import (
@@ -33,9 +33,7 @@ from .errors import (
 )
 from .layout import MatchEntry, Row
 
-__all__ = ["CHECKPOINT_KINDS", "Chunk", "Context", "MatchLines", "check_chunk", "check_signed"]
-
-CHECKPOINT_KINDS: Final = ("round_ended", "match_ended")
+__all__ = ["Chunk", "Context", "MatchLines", "check_chunk", "check_signed"]
 
 
 def check_signed(
@@ -183,7 +181,7 @@ def _check_checkpoints(match: MatchLines, rows: Sequence[Row], key: PublicKey) -
                 name, number, f"match {checkpoint.match_id} has no event {checkpoint.seq}"
             )
         row = rows[checkpoint.seq]
-        if row[2] not in CHECKPOINT_KINDS:
+        if row[2] not in HEAD_KINDS:
             raise CheckpointRejected(
                 name, number, f"event {checkpoint.seq} is {row[2]}, not a round or match end"
             )

@@ -17,13 +17,12 @@ from typing import Any
 from service.evidence.keys import SigningKey
 from service.evidence.merkle import CompactRange, leaf_data, leaf_hash
 from service.evidence.signed import Checkpoint, TreeHead
+from service.storage.tree import HEAD_KINDS
 
 from .layout import Row
 from .writer import MatchEvidence
 
 __all__ = ["SignedLog", "rows_of_table"]
-
-CHECKPOINTED = ("round_ended", "match_ended")
 
 
 @dataclass
@@ -49,7 +48,7 @@ class SignedLog:
         self.checkpoints[match_id] = [
             Checkpoint.sign(self.key, match_id, row[1], bytes(row[11]).hex())
             for row in rows
-            if row[2] in CHECKPOINTED
+            if row[2] in HEAD_KINDS
         ]
 
     def sign_head(self, timestamp_ms: int) -> TreeHead:
