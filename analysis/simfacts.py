@@ -23,7 +23,6 @@ import numpy as np
 import pyarrow as pa
 
 from sniff.facts import OUTCOMES
-from sniff.seeds import bot_seed
 from sniff.simulated import (
     LIMIT,
     MatchSettings,
@@ -42,7 +41,8 @@ _ENDINGS: Final = ("domino", "blocked")
 
 @dataclass(frozen=True, slots=True)
 class RawRows:
-    """The kernel's rows of some matches: int32 arrays of shape (n, width)."""
+    """The kernel's rows of some matches: int32 arrays of shape (n, width), in either
+    memory order."""
 
     matches: np.ndarray[Any, Any]
     rounds: np.ndarray[Any, Any]
@@ -60,13 +60,17 @@ class SimTables:
 
 
 def _ints(data: bytes, width: int) -> np.ndarray[Any, Any]:
-    return np.frombuffer(data, dtype=np.int32).reshape(-1, width)
+    """The kernel's rows as an (n, width) array stored column by column (Fortran order:
+    `facts_tables` reads whole columns; the C transpose is several times numpy's)."""
+    from sniff import _kernel
+
+    columns = np.frombuffer(_kernel.columns(data, width), dtype=np.int32)
+    return columns.reshape(width, -1).T
 
 
 def kernel_rows(settings: MatchSettings, seeds: Sequence[int]) -> RawRows:
     """The matches seeded `seeds`, played by the kernel (it must be built)."""
-    bots = [bot_seed(seed, s) for seed in seeds for s in range(settings.seats)]
-    matches, rounds, decisions, _ = kernel_matches_raw(settings, seeds, bots)
+    matches, rounds, decisions, _ = kernel_matches_raw(settings, seeds)  # bot seeds in C
     return RawRows(
         _ints(matches, MATCH_COLS), _ints(rounds, ROUND_COLS), _ints(decisions, DECISION_COLS)
     )
@@ -209,70 +213,72 @@ def facts_tables(
 ) -> SimTables:
     """The Arrow tables of the matches `first`, `first + 1`, ... of run `run` (their rows
     in `raw`, seeded `seeds`)."""
-    m, r, d = raw.matches, raw.rounds, raw.decisions
-    n = len(m)
+    # Columns, each contiguous: reading a column of the row-major arrays strides through
+    # memory at every use (it cost more than the rest of the conversion).
+    m, r, d = (np.ascontiguousarray(a.T) for a in (raw.matches, raw.rounds, raw.decisions))
+    n = m.shape[1]
     ids = pa.array([f"{run}-{i:08d}" for i in range(first, first + n)], pa.string())
-    complete = r[:, 3].astype(bool)
-    incomplete = np.bincount(r[:, 0], weights=~complete, minlength=n).astype(np.int16)
+    complete = r[3].astype(bool)
+    incomplete = np.bincount(r[0], weights=~complete, minlength=n).astype(np.int16)
     matches = pa.table(
         {
             "match_id": ids,
             "seed": pa.array(np.asarray(seeds, dtype=np.uint64), pa.uint64()),
-            "winner": _nullable(m[:, 0], pa.int8()),
-            "ended": pa.array(m[:, 1], pa.int8()),
-            "rounds": pa.array(m[:, 2], pa.int16()),
-            "first_leader": pa.array(m[:, 3], pa.int8()),
-            "actions": pa.array(m[:, 4], pa.int32()),
-            "scores": _per_seat(m[:, 5:], seats, pa.int32()),
+            "winner": _nullable(m[0], pa.int8()),
+            "ended": pa.array(m[1], pa.int8()),
+            "rounds": pa.array(m[2], pa.int16()),
+            "first_leader": pa.array(m[3], pa.int8()),
+            "actions": pa.array(m[4], pa.int32()),
+            "scores": _per_seat(m[5:].T, seats, pa.int32()),
             "incomplete_rounds": pa.array(incomplete, pa.int16()),
         }
     )
-    net = r[:, 14 : 14 + SEATS_MAX]
-    side = np.where(r[:, 4] < 0, r[:, 2], r[:, 4])
+    net = r[14 : 14 + SEATS_MAX].T
+    side = np.where(r[4] < 0, r[2], r[4])
     value = side_values(net, side, seats)
-    orientation = r[:, 7]
+    orientation = r[7]
     rounds = pa.table(
         {
-            "match_id": pa.DictionaryArray.from_arrays(pa.array(r[:, 0], pa.int32()), ids),
-            "round": pa.array(r[:, 1], pa.int16()),
+            "match_id": pa.DictionaryArray.from_arrays(pa.array(r[0], pa.int32()), ids),
+            "round": pa.array(r[1], pa.int16()),
             "complete": pa.array(complete),
-            "leader": pa.array(r[:, 2], pa.int8()),
-            "sniff": pa.array(r[:, 4] >= 0),
-            "maker": _nullable(r[:, 4], pa.int8()),
-            "sniff_index": _nullable(r[:, 5], pa.int16()),
-            "double": _nullable(r[:, 6], pa.int8()),
+            "leader": pa.array(r[2], pa.int8()),
+            "sniff": pa.array(r[4] >= 0),
+            "maker": _nullable(r[4], pa.int8()),
+            "sniff_index": _nullable(r[5], pa.int16()),
+            "double": _nullable(r[6], pa.int8()),
             "orientation": _dictionary(orientation - 1, _ORIENTATIONS, orientation == 0),
-            "covered_after": _nullable(r[:, 8], pa.int16()),
+            "covered_after": _nullable(r[8], pa.int16()),
             "net": _per_seat(net, seats, pa.int32(), ~complete),
             "value": pa.array(value, pa.float64(), mask=~complete),
-            "sniff_points": pa.array(r[:, 12], pa.int32()),
-            "sniff_points_maker_side": pa.array(r[:, 13], pa.int32()),
-            "sniff_points_others": pa.array(r[:, 12] - r[:, 13], pa.int32()),
-            "ending": _dictionary(r[:, 9], _ENDINGS, ~complete),
-            "finisher": _nullable(r[:, 10], pa.int8()),
-            "points": _per_seat(r[:, 18:22], seats, pa.int32()),
-            "deductions": _per_seat(r[:, 22:26], seats, pa.int32(), ~complete),
-            "placements": _per_seat(r[:, 26:30], seats, pa.int16()),
-            "scoring_placements": _per_seat(r[:, 30:34], seats, pa.int16()),
+            "sniff_points": pa.array(r[12], pa.int32()),
+            "sniff_points_maker_side": pa.array(r[13], pa.int32()),
+            "sniff_points_others": pa.array(r[12] - r[13], pa.int32()),
+            "ending": _dictionary(r[9], _ENDINGS, ~complete),
+            "finisher": _nullable(r[10], pa.int8()),
+            "points": _per_seat(r[18:22].T, seats, pa.int32()),
+            "deductions": _per_seat(r[22:26].T, seats, pa.int32(), ~complete),
+            "placements": _per_seat(r[26:30].T, seats, pa.int16()),
+            "scoring_placements": _per_seat(r[30:34].T, seats, pa.int16()),
         }
     )
     # each decision's round (rounds are in match, round order): its net gives the value
-    keys = r[:, 0].astype(np.int64) * 65536 + r[:, 1]
-    at = np.searchsorted(keys, d[:, 0].astype(np.int64) * 65536 + d[:, 1])
+    keys = r[0].astype(np.int64) * 65536 + r[1]
+    at = np.searchsorted(keys, d[0].astype(np.int64) * 65536 + d[1])
     kept = complete[at]  # a round cut by the win has no decisions in the tables
-    d, at = d[kept], at[kept]
+    d, at = d[:, kept], at[kept]
     decisions = pa.table(
         {
-            "match_id": pa.DictionaryArray.from_arrays(pa.array(d[:, 0], pa.int32()), ids),
-            "round": pa.array(d[:, 1], pa.int16()),
-            "seat": pa.array(d[:, 2], pa.int8()),
-            "placement_index": pa.array(d[:, 3], pa.int16()),
-            "double": pa.array(d[:, 4], pa.int8()),
-            "outcome": _dictionary(d[:, 5], OUTCOMES),
-            "mover_is_leader": pa.array(d[:, 6].astype(bool)),
-            "value": pa.array(side_values(net[at], d[:, 2], seats), pa.float64()),
-            "same_outcome_before": pa.array(d[:, 7], pa.int16()),
-            "same_outcome_after": pa.array(d[:, 8], pa.int16()),
+            "match_id": pa.DictionaryArray.from_arrays(pa.array(d[0], pa.int32()), ids),
+            "round": pa.array(d[1], pa.int16()),
+            "seat": pa.array(d[2], pa.int8()),
+            "placement_index": pa.array(d[3], pa.int16()),
+            "double": pa.array(d[4], pa.int8()),
+            "outcome": _dictionary(d[5], OUTCOMES),
+            "mover_is_leader": pa.array(d[6].astype(bool)),
+            "value": pa.array(side_values(net[at], d[2], seats), pa.float64()),
+            "same_outcome_before": pa.array(d[7], pa.int16()),
+            "same_outcome_after": pa.array(d[8], pa.int16()),
         }
     )
     return SimTables(matches, rounds, decisions)

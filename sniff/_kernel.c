@@ -565,6 +565,31 @@ static void sha256_short(const uint8_t *msg, int len, uint32_t out[8]) {
     out[4] = h[4] + e, out[5] = h[5] + f, out[6] = h[6] + g, out[7] = h[7] + k;
 }
 
+/* seeds.bot_seed: the first 8 bytes, big-endian, of SHA-256 over the UTF-8 text
+ * "sniff/bot/v1\0<seed in decimal>\0<seat in decimal>" (at most 35 bytes: one block). */
+static uint64_t bot_seed(uint64_t seed, int seat) {
+    static const char DOMAIN[] = "sniff/bot/v1";
+    uint8_t msg[48];
+    char digits[24];
+    int n = sizeof DOMAIN - 1, d = 0;
+    uint32_t words[8];
+    memcpy(msg, DOMAIN, (size_t)n);
+    msg[n++] = 0;
+    do {
+        digits[d++] = (char)('0' + seed % 10);
+        seed /= 10;
+    } while (seed);
+    while (d) msg[n++] = (uint8_t)digits[--d];
+    msg[n++] = 0;
+    do {
+        digits[d++] = (char)('0' + seat % 10);
+        seat /= 10;
+    } while (seat);
+    while (d) msg[n++] = (uint8_t)digits[--d];
+    sha256_short(msg, n, words);
+    return (uint64_t)words[0] << 32 | words[1];
+}
+
 /* A stream (seed, round, purpose): its message is the prefix and a 4-byte counter. */
 typedef struct {
     uint8_t msg[40];
@@ -1153,7 +1178,9 @@ static PyObject *buf_bytes(const Buf *b) {
 
 /* play_matches(variant, seats, target, round_limit, policies, seeds, bot_seeds, record) ->
  * (matches, rounds, decisions, moves): match i seeded seeds[i], seat s's bot seeded
- * bot_seeds[i * seats + s]; round_limit 0 for none. Each result is bytes of native int32
+ * bot_seeds[i * seats + s], or bot_seed(seeds[i], s) when bot_seeds is None (what a
+ * simulation's matches use: deriving them here keeps Python out of the loop); round_limit
+ * 0 for none. Each result is bytes of native int32
  * rows (their columns are simulated.py's); moves is empty unless `record`. */
 static PyObject *k_play_matches(PyObject *self, PyObject *args) {
     int variant, seats, target, round_limit, record, rc = 0;
@@ -1180,11 +1207,13 @@ static PyObject *k_play_matches(PyObject *self, PyObject *args) {
     out.record = record;
     if (read_policies(pols, seats, M.policies)) return NULL;
     seeds_f = PySequence_Fast(seeds_o, "playout kernel: seeds must be a sequence");
-    bots_f = seeds_f ? PySequence_Fast(bots_o, "playout kernel: bot seeds must be a sequence")
-                     : NULL;
-    if (!bots_f) goto done;
+    if (!seeds_f) goto done;
+    if (bots_o != Py_None) {
+        bots_f = PySequence_Fast(bots_o, "playout kernel: bot seeds must be a sequence");
+        if (!bots_f) goto done;
+    }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seeds_f);
-    if (PySequence_Fast_GET_SIZE(bots_f) != n * seats) {
+    if (bots_f && PySequence_Fast_GET_SIZE(bots_f) != n * seats) {
         bad("playout kernel: one bot seed per seat of each match");
         goto done;
     }
@@ -1196,9 +1225,14 @@ static PyObject *k_play_matches(PyObject *self, PyObject *args) {
     uint64_t *bots = seeds + n;
     for (Py_ssize_t i = 0; i < n; i++)
         if (read_seed(PySequence_Fast_GET_ITEM(seeds_f, i), &seeds[i])) goto done;
-    for (Py_ssize_t i = 0; i < n * seats; i++)
-        if (read_seed(PySequence_Fast_GET_ITEM(bots_f, i), &bots[i])) goto done;
+    if (bots_f) {
+        for (Py_ssize_t i = 0; i < n * seats; i++)
+            if (read_seed(PySequence_Fast_GET_ITEM(bots_f, i), &bots[i])) goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
+    if (!bots_f)
+        for (Py_ssize_t i = 0; i < n; i++)
+            for (int s = 0; s < seats; s++) bots[i * seats + s] = bot_seed(seeds[i], s);
     for (Py_ssize_t i = 0; i < n && !rc; i++)
         rc = play_match(&M, (int)i, seeds[i], bots + i * seats, &out);
     Py_END_ALLOW_THREADS
@@ -1221,6 +1255,49 @@ done:
     PyMem_RawFree(out.decisions.data);
     PyMem_RawFree(out.moves.data);
     return result;
+}
+
+/* columns(rows, width) -> the same int32 values column by column: `rows` holds n rows of
+ * `width` native int32 values (play_matches' results); the result holds column 0 of every
+ * row, then column 1, ... A bulk writer wants contiguous columns, and numpy's strided
+ * transpose of these arrays cost a worker more than the rest of its conversion. */
+static PyObject *k_columns(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*i", &view, &width)) return NULL;
+    if (width < 1 || view.len % ((Py_ssize_t)sizeof(int32_t) * width)) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "playout kernel: rows of %d int32 values", width);
+    }
+    Py_ssize_t n = view.len / ((Py_ssize_t)sizeof(int32_t) * width);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, view.len);
+    if (out) {
+        const int32_t *src = view.buf;
+        int32_t *dst = (int32_t *)PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        enum { BLOCK = 256 };
+        for (Py_ssize_t i0 = 0; i0 < n; i0 += BLOCK) {
+            Py_ssize_t i1 = i0 + BLOCK < n ? i0 + BLOCK : n;
+            for (int c = 0; c < width; c++)
+                for (Py_ssize_t i = i0; i < i1; i++) dst[c * n + i] = src[i * width + c];
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* bot_seed(seed, seat) -> seeds.bot_seed(seed, seat), as the kernel derives it (test hook). */
+static PyObject *k_bot_seed(PyObject *self, PyObject *args) {
+    PyObject *seed_o;
+    int seat;
+    uint64_t seed;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oi", &seed_o, &seat)) return NULL;
+    if (read_seed(seed_o, &seed)) return NULL;
+    if (seat < 0) return PyErr_Format(PyExc_ValueError, "playout kernel: bad seat");
+    return PyLong_FromUnsignedLongLong(bot_seed(seed, seat));
 }
 
 /* deal(seed, round, seats) -> (tiles in dealt order, lot): the dealer's test hook. */
@@ -1454,6 +1531,9 @@ static PyMethodDef methods[] = {
     {"play_matches", k_play_matches, METH_VARARGS,
      "play_matches(variant, seats, target, round_limit, policies, seeds, bot_seeds, record) -> "
      "(matches, rounds, decisions, moves): int32 rows as bytes"},
+    {"columns", k_columns, METH_VARARGS,
+     "columns(rows, width) -> the int32 rows' values column by column"},
+    {"bot_seed", k_bot_seed, METH_VARARGS, "bot_seed(seed, seat) -> seeds.bot_seed(seed, seat)"},
     {"deal", k_deal, METH_VARARGS, "deal(seed, round, seats) -> (tiles in dealt order, lot)"},
     {"rng_draws", k_rng_draws, METH_VARARGS,
      "rng_draws(seed, bounds) -> below(b) for each bound b, next() for a bound of 0"},

@@ -716,11 +716,12 @@ def kernel_matches(
     round_limit: int | None,
     policies: Sequence[Policy],
     seeds: Sequence[int],
-    bot_seeds: Sequence[int],
+    bot_seeds: Sequence[int] | None,
     record: bool = False,
 ) -> tuple[bytes, bytes, bytes, bytes]:
     """Whole matches in the kernel (`simulated.py` reads what it returns): match i seeded
-    `seeds[i]`, seat s's bot of policy `policies[s]` seeded `bot_seeds[i * seats + s]`.
+    `seeds[i]`, seat s's bot of policy `policies[s]` seeded `bot_seeds[i * seats + s]`
+    (None: `seeds.bot_seed(seeds[i], s)`, derived in C).
     Native int32 rows of the matches, the rounds, the decisions and, if `record`, the moves."""
     if _kernel is None:
         raise RuntimeError("the playout kernel sniff._kernel is not built")

@@ -163,16 +163,18 @@ def kernel_matches(
     """The matches seeded `seeds`, played by the kernel: the same matches as
     `engine_matches`' (the kernel must be built)."""
     seeds = [check_seed(s) for s in seeds]
-    seats = settings.seats
-    bots = [bot_seed(seed, s) for seed in seeds for s in range(seats)]
-    raw = kernel_matches_raw(settings, seeds, bots, record)
+    raw = kernel_matches_raw(settings, seeds, record=record)  # bot seeds derived in C
     return list(_read(settings, seeds, *raw, record))
 
 
 def kernel_matches_raw(
-    settings: MatchSettings, seeds: Sequence[int], bot_seeds: Sequence[int], record: bool = False
+    settings: MatchSettings,
+    seeds: Sequence[int],
+    bot_seeds: Sequence[int] | None = None,
+    record: bool = False,
 ) -> tuple[bytes, bytes, bytes, bytes]:
-    """The kernel's rows for those matches, unread (what a bulk writer takes as columns)."""
+    """The kernel's rows for those matches, unread (what a bulk writer takes as columns);
+    without `bot_seeds` the kernel derives `seeds.bot_seed` itself."""
     return _kernel_rows(
         variant_named(settings.variant),
         settings.seats,
