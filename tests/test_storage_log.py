@@ -42,7 +42,7 @@ def log(db: Path) -> Iterator[EventLog]:
 
 def test_a_new_file_gets_the_schema_and_current_version(db: Path) -> None:
     with EventLog(db) as log:
-        assert log.schema_version() == SCHEMA_VERSION == 6
+        assert log.schema_version() == SCHEMA_VERSION == 7
         assert log.opening.version_found is None
         views = log.query(
             "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name"

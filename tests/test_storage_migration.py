@@ -109,7 +109,7 @@ def test_a_version_1_file_is_migrated_and_keeps_its_columns(v1: Path) -> None:
         old_events = con.execute("SELECT * FROM events ORDER BY match_id, seq").fetchall()
     with EventLog(v1) as log:
         assert log.opening.version_found == 1
-        assert log.schema_version() == SCHEMA_VERSION == 6
+        assert log.schema_version() == SCHEMA_VERSION == 7
         matches = log.query("SELECT match_id, target, seed FROM matches ORDER BY match_id")
         assert matches.to_pylist() == [
             {"match_id": "good", "target": 250, "seed": 2**64 - 1},

@@ -115,7 +115,7 @@ def test_a_version_2_file_gets_a_legacy_chain_on_every_event(v2: Path) -> None:
         ).fetchall()
     with EventLog(v2) as log:
         assert log.opening.version_found == 2
-        assert log.schema_version() == SCHEMA_VERSION == 6
+        assert log.schema_version() == SCHEMA_VERSION == 7
         stored = log.query(
             "SELECT match_id, seq, hash FROM events_all ORDER BY match_id, seq"
         ).to_pylist()

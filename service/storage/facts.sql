@@ -7,6 +7,11 @@
 -- Per-seat lists are indexed by seat (seat s is element s + 1 in SQL). The value of a round
 -- for a side (docs/statistics.md, Words) is stored as a number with each round and decision: reading
 -- lists in bulk costs DuckDB several times more than a scalar column.
+-- Only match_facts has a key. A match's rounds and decisions are written in the transaction
+-- that writes its match_facts row, and never again (a match already there is skipped whole),
+-- so match_facts' key keeps them unique too; a key of their own cost the writer of a
+-- simulation run more than the rest of the insert, and its index memory grows with the
+-- rows (schema version 7 dropped them).
 
 CREATE TABLE IF NOT EXISTS match_facts (
     match_id          VARCHAR   NOT NULL PRIMARY KEY,
@@ -51,8 +56,7 @@ CREATE TABLE IF NOT EXISTS round_facts (
     points                  INTEGER[]  NOT NULL,  -- per seat: points of its own placements
     deductions              INTEGER[],            -- per seat: taken from its hand at the end
     placements              SMALLINT[] NOT NULL,  -- per seat
-    scoring_placements      SMALLINT[] NOT NULL,  -- per seat: placements that scored
-    PRIMARY KEY (match_id, round)
+    scoring_placements      SMALLINT[] NOT NULL   -- per seat: placements that scored
 );
 
 -- One row per Sniff decision of a complete round (docs/statistics.md §3).
@@ -68,6 +72,5 @@ CREATE TABLE IF NOT EXISTS sniff_decisions (
     mover_is_leader BOOLEAN  NOT NULL,
     value           DOUBLE   NOT NULL,            -- value of the round for the mover's side
     same_outcome_before SMALLINT NOT NULL,        -- decisions of this round with this outcome
-    same_outcome_after  SMALLINT NOT NULL,        -- before and after this one (clustering)
-    PRIMARY KEY (match_id, round, placement_index)
+    same_outcome_after  SMALLINT NOT NULL         -- before and after this one (clustering)
 );

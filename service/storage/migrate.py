@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     # Imported where used: reading a file's version (every open) needs neither.
     import pyarrow as pa
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 """The schema version this code writes; schema.sql creates exactly this one."""
 
 MIGRATIONS: Final[dict[int, str]] = {
@@ -46,6 +46,7 @@ MIGRATIONS: Final[dict[int, str]] = {
     3: "migrate_3_to_4.sql",
     4: "migrate_4_to_5.sql",
     5: "migrate_5_to_6.sql",
+    6: "migrate_6_to_7.sql",
 }
 """From version N (the key), the script that makes a file version N + 1."""
 

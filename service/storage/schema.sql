@@ -1,4 +1,4 @@
--- American Sniff event log: the tables of a new file, at schema version 6.
+-- American Sniff event log: the tables of a new file, at schema version 7.
 --
 -- Run once, when a log file is created. An existing file is brought to this
 -- version by the migration steps (migrate_N_to_M.sql, listed in migrate.py)
@@ -12,7 +12,7 @@ CREATE TABLE schema_version (
     version INTEGER NOT NULL
 );
 
-INSERT INTO schema_version (version) VALUES (6);
+INSERT INTO schema_version (version) VALUES (7);
 
 -- Append-only: one row per thing that happened to a match, in order.
 CREATE TABLE events_all (
