@@ -39,6 +39,36 @@ def test_bot_seeds_are_generator_seeds_for_every_match_seed() -> None:
             assert 0 <= bot_seed(seed, seat) < 2**64
 
 
+@given(st.integers(0, 2**64 - 1), st.integers(0, 11))
+@settings(max_examples=example_count(2000), deadline=None)
+def test_the_kernel_derives_bot_seeds_as_the_docs_define_them(seed: int, seat: int) -> None:
+    kernel = pytest.importorskip("sniff._kernel")
+    assert kernel.bot_seed(seed, seat) == bot_seed(seed, seat)
+
+
+def test_the_kernel_derives_the_documented_bot_seed_vectors() -> None:
+    kernel = pytest.importorskip("sniff._kernel")
+    assert kernel.bot_seed(0, 0) == 8992256462536350346
+    assert [kernel.bot_seed(3, seat) for seat in range(3)] == [
+        9625767288050269810,
+        795439325761882660,
+        2423705536509708451,
+    ]
+    assert kernel.bot_seed(2**64 - 1, 3) == 4888046321984940478
+
+
+def test_the_kernels_columns_are_its_rows_transposed() -> None:
+    kernel = pytest.importorskip("sniff._kernel")
+    import numpy as np
+
+    rows = np.arange(5 * 7, dtype=np.int32).reshape(5, 7)
+    columns = np.frombuffer(kernel.columns(rows.tobytes(), 7), dtype=np.int32)
+    assert columns.tolist() == rows.T.reshape(-1).tolist()
+    assert kernel.columns(b"", 3) == b""
+    with pytest.raises(ValueError, match="rows of 7 int32"):
+        kernel.columns(rows.tobytes()[:-4], 7)
+
+
 def test_match_i_of_a_run_is_seeded_the_runs_seed_plus_i() -> None:
     assert [match_seed(40, i) for i in range(3)] == [40, 41, 42]
 

@@ -89,7 +89,9 @@ def test_a_migrated_file_takes_new_matches_and_refuses_one_twice(v6: Path) -> No
     with EventLog(v6) as log:
         first = log.import_matches(table, facts=rows)
         again = log.import_matches(table, facts=rows)
-    assert len(first.imported) == 2 and again.imported == () and len(again.present) == 2
+    assert len(first.imported) == 2
+    assert again.imported == ()
+    assert len(again.present) == 2
     with duckdb.connect(str(v6), read_only=True) as con:
         dupes = con.execute(
             "SELECT count(*) FROM (SELECT match_id, round FROM round_facts "
