@@ -42,15 +42,17 @@ def ordered_map(
     workers: int,
     preload: tuple[str, ...] = (),
     initializer: Callable[[], object] | None = None,
+    inline: bool = True,
 ) -> Generator[R, None, None]:
     """`fn(chunk)` for every chunk, in order; in `workers` processes when more than one.
 
     `fn` must be a module-level function (it is pickled by name) and chunks
     and results picklable; `initializer` runs first in each worker. With one
-    worker everything runs here, in order, without a pool. An exception in `fn`
-    is raised here, at its chunk.
+    worker everything runs here, in order, without a pool, unless `inline` is false
+    (a caller that works on each result while the next is made: `sniff simulate`'s
+    writer). An exception in `fn` is raised here, at its chunk.
     """
-    if workers <= 1:
+    if workers <= 1 and inline:
         yield from map(fn, chunks)
         return
     context = multiprocessing.get_context("forkserver")

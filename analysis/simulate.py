@@ -54,9 +54,10 @@ RUN_FILE = "run.json"
 CHUNK_MATCHES_MAX = 500
 """Matches per chunk at most when the events are stored: a chunk is what an interruption
 may lose (and replay)."""
-FACTS_CHUNK_MATCHES_MAX = 20_000
-"""Matches per chunk at most when the facts only are stored (about half a second of the
-kernel's play: each chunk costs the log one transaction)."""
+FACTS_CHUNK_MATCHES_MAX = 100_000
+"""Matches per chunk at most when the facts only are stored (about three seconds of the
+kernel's play): each chunk costs the log one transaction, which costs less a match the
+larger it is, and is what an interruption may lose."""
 
 
 def runs_dir(db_path: str | os.PathLike[str]) -> Path:

@@ -4,10 +4,10 @@ For greedy-vs-random matches of 2 and 4 seats (seat s plays greedy when s is
 even, random when odd; American rules, no round limit), this prints whole
 matches per second on one core, as the median (min..max) of several runs:
 
-* `c rows`: the kernel alone (`simulated.kernel_matches_raw`: deals, play,
-  facts, returned as int32 rows), the bots' seeds made beforehand;
+* `c rows`: the kernel alone (`simulated.kernel_matches_raw`: the bots' seeds,
+  deals, play, facts, returned as int32 rows);
 * `c facts`: the same matches read into `MatchFacts` (`kernel_matches`:
-  the bots' seeds hashed, the kernel, every round and decision a frozen
+  the kernel, every round and decision a frozen
   dataclass), what a Python caller gets;
 * `engine`: the reference (`engine_matches`: `Match`, the bots' choices
   from `SeatView`s, a `RoundRecorder` a round);
@@ -33,7 +33,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from sniff.playout import KERNEL_AVAILABLE
-from sniff.seeds import bot_seed
 from sniff.simulated import MatchSettings, engine_matches, kernel_matches, kernel_matches_raw
 
 SEAT_COUNTS = (2, 4)
@@ -58,8 +57,7 @@ def measure(runs: int, c_matches: int, py_matches: int) -> dict[str, Any]:
             base = 10_000_000 * (run + 1) + 1_000 * seats
             seeds = list(range(base, base + c_matches))
             if KERNEL_AVAILABLE:
-                bots = [bot_seed(seed, s) for seed in seeds for s in range(seats)]
-                rate, _ = cpu_rate(c_matches, kernel_matches_raw, settings, seeds, bots)
+                rate, _ = cpu_rate(c_matches, kernel_matches_raw, settings, seeds)
                 figs["c_rows"].append(rate)
                 rate, _ = cpu_rate(c_matches, kernel_matches, settings, seeds)
                 figs["c_facts"].append(rate)

@@ -301,3 +301,46 @@ def test_bench_signing_compares_signed_and_unsigned_applies_in_one_process() -> 
     assert set(figures) == {"unsigned", "signed"}, out
     assert positive(list(figures.values()))
     assert re.search(r"median of the paired ratios: [0-9]+\.[0-9]{3}$", out, re.M), out
+
+
+def test_bench_million_quick_reports_the_targets_and_their_ceilings() -> None:
+    doc: dict[str, Any] = json.loads(
+        run_script(
+            "bench_million.py",
+            "--quick",
+            "--json",
+            "--matches",
+            "4000",
+            "--python-matches",
+            "40",
+            timeout=600,
+        )
+    )
+    assert doc["matches"] == 4000
+    assert set(doc["seats"]) == {"2", "4"}
+    for seats, figures in doc["seats"].items():
+        expected = {
+            "kernel_per_cpu_s",
+            "worker_ceiling",
+            "writer_vs_play",
+            "scaling_ceiling",
+            "total_s",
+            "simulate_s",
+            "stats_s",
+            "run_rate",
+            "simulate_rss_mb",
+            "stats_rss_mb",
+            "one_worker_rate",
+            "one_worker_vs_kernel",
+            "scaling",
+        }
+        if seats == "2":
+            expected |= {"python_facts_rate", "python_events_rate", "python_facts_vs_events"}
+        assert set(figures) == expected
+        for value in figures.values():
+            assert value["min"] <= value["median"] <= value["max"]
+            assert value["min"] > 0
+        total = figures["total_s"]["median"]
+        parts = figures["simulate_s"]["median"] + figures["stats_s"]["median"]
+        assert abs(total - parts) < 1e-6
+        assert 0 < figures["scaling_ceiling"]["median"] < 1

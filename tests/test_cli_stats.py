@@ -303,3 +303,36 @@ def test_stats_of_the_log_equal_stats_of_its_records(
         code, from_log, err = run("stats", command, "--db", str(db), "--format", fmt)
         assert code == 0, err
         assert from_log == from_records
+
+
+@pytest.mark.parametrize("command", ["sniff-timing", "summary"])
+def test_stats_read_the_log_in_place_as_a_copy_would_and_change_no_byte(
+    tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no service holding the file, the statistics run on the log's own tables (no
+    copy into memory): the same figures as the copy, and the file untouched."""
+    import hashlib
+
+    from analysis.stats.store import FactsStore
+
+    db = tmp_path / "log.duckdb"
+    code, _, err = run("simulate", "--db", str(db), "--matches", "300", "--seats", "3")
+    assert code == 0, err
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    store = FactsStore.from_log(db)
+    assert store is not None
+    assert store.count("match_facts") == 300
+    store.close()
+    args = ["stats", command, "--db", str(db), "--format", "csv"]
+    code, in_place, err = run(*args)
+    assert code == 0, err
+    monkeypatch.setattr(FactsStore, "from_log", classmethod(lambda cls, path: None))
+    code, copied, err = run(*args)
+    assert code == 0, err
+    assert in_place == copied
+    assert in_place.count("\n") > 5
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("log.duckdb")) == [
+        "log.duckdb",
+        "log.duckdb.runs",
+    ]

@@ -67,7 +67,7 @@ SIMULATE_MATCHES_MAX = 100_000_000
 class _Sink:
     """Where finished chunks go: the log file itself, or the live service that holds it."""
 
-    def __init__(self, db_path: str, tls_ca: str | None) -> None:
+    def __init__(self, db_path: str, tls_ca: str | None, threads: int = 1) -> None:
         from service.storage import EventLog, LogLocked, StorageError, find_owner
 
         self.db_path, self.tls_ca = db_path, tls_ca
@@ -78,7 +78,7 @@ class _Sink:
             if self.owner is not None:
                 return
             try:
-                self.log = EventLog(db_path, sync=False)
+                self.log = EventLog(db_path, sync=False, threads=threads)
                 return
             except LogLocked:
                 continue
@@ -247,7 +247,7 @@ def simulate(
             settings = read_settings(run_dir)
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise Misuse(f"cannot read the settings of run {resume}: {e}") from None
-        sink = _Sink(db_path, tls_ca)
+        sink = _Sink(db_path, tls_ca, workers)
         if sink.owner is not None and not settings.events:
             sink.close()
             raise Misuse(
@@ -267,7 +267,7 @@ def simulate(
             raise Misuse(
                 f"run {run} already exists beside {db_path}; complete it with --resume {run}"
             )
-        sink = _Sink(db_path, tls_ca)
+        sink = _Sink(db_path, tls_ca, workers)
         if sink.owner is not None and not events:
             click.echo(
                 "Note: a live service holds the file and takes whole matches only: "
@@ -353,6 +353,7 @@ def _run(
                     min(workers, max(1, len(jobs))),
                     ("analysis.simulate",),
                     ignore_ctrl_c,
+                    inline=False,  # the log's writer works here while the workers play
                 )
             with contextlib.closing(done):  # on an interruption: the running chunks finish
                 for finished in done:

@@ -101,10 +101,16 @@ def _make_filters(
 
 @contextmanager
 def _store(
-    db_path: str, records: str | None, facts_dir: str | None, keep: list[Any] | None = None
+    db_path: str,
+    records: str | None,
+    facts_dir: str | None,
+    keep: list[Any] | None = None,
+    in_place: bool = True,
 ) -> Iterator[FactsStore]:
     """The facts of the chosen input: stored in the log, replayed from records, or Parquet;
-    with `keep`, the matches are replayed and kept there too."""
+    with `keep`, the matches are replayed and kept there too. The log's facts are read in
+    place when no service holds the file (`in_place`: a copy for a caller that writes files
+    of them, which a read-only open of the log may not)."""
     from analysis.stats.load import load_log, load_records_file
 
     ctx = click.get_current_context()
@@ -116,7 +122,12 @@ def _store(
     if len(chosen) > 1 or (chosen and db_given):
         raise Misuse(f"give one input: {' or '.join(['--db', *chosen])}")
     try:
-        if facts_dir is not None:
+        in_log = None
+        if records is None and facts_dir is None and keep is None and in_place:
+            in_log = FactsStore.from_log(db_path)
+        if in_log is not None:
+            store = in_log
+        elif facts_dir is not None:
             store = FactsStore.from_parquet(facts_dir)
         else:
             store = FactsStore.in_memory()
@@ -430,7 +441,7 @@ def facts_cmd(
         raise Misuse("sniff stats facts reads --db or --records, not --facts")
     if not part or "/" in part or part.startswith("."):
         raise Misuse(f"--part {part!r}: a plain file name")
-    with _store(db_path, records, None) as store:
+    with _store(db_path, records, None, in_place=False) as store:
         try:
             store.write_parquet(out_dir, part)
         except (OSError, Exception) as e:  # duckdb.IOException carries no errno

@@ -1,16 +1,18 @@
 """Where the facts live for the statistics: typed DuckDB tables, or Parquet files of them.
 
 A `FactsStore` is one DuckDB connection in which `match_facts`, `round_facts`
-and `sniff_decisions` exist, either as the typed tables of the event log's `facts.sql` (filled
-from records by replaying matches, or with the facts the event log stores) or as views over a
-directory of Parquet facts (`DIR/match_facts/*.parquet`, …), the layout a
-simulation run writes and `sniff stats facts` saves.
+and `sniff_decisions` exist: the event log file's own tables, read in place when no process
+holds the file (`from_log`: nothing is copied, so a million-match run is summarised at the
+speed DuckDB reads its file); the typed tables of the event log's `facts.sql` in memory
+(filled from records by replaying matches, or with the facts a live service streams); or
+views over a directory of Parquet facts (`DIR/match_facts/*.parquet`, …), the layout
+`sniff stats facts` saves.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import duckdb
@@ -29,9 +31,38 @@ class StatsError(Exception):
 class FactsStore:
     """A DuckDB connection holding the three facts tables (or views of them)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        on_close: Callable[[], None] | None = None,
+        configure: bool = True,
+    ) -> None:
         self.con = con
-        con.execute("SET enable_progress_bar = false").fetchall()
+        self._on_close = on_close
+        if configure:  # a log's own connection comes with its configuration locked
+            con.execute("SET enable_progress_bar = false").fetchall()
+
+    @classmethod
+    def from_log(cls, db_path: str | Path) -> FactsStore | None:
+        """The log file's facts tables read in place, through a read-only open (the log's
+        query rules: no file access, no writes; temporary tables are allowed); None when a
+        live service holds the file (its facts are then read through the service)."""
+        from service.storage import LogLocked, StorageError, find_owner, open_readonly
+
+        if find_owner(db_path) is not None:
+            return None
+        try:
+            reader = open_readonly(db_path)
+        except LogLocked:
+            return None
+        except (StorageError, OSError, duckdb.Error) as e:
+            raise StatsError(str(e)) from None
+        try:
+            cursor = reader.read_cursor()
+        except BaseException:
+            reader.close()
+            raise
+        return cls(cursor, on_close=reader.close, configure=False)
 
     @classmethod
     def in_memory(cls) -> FactsStore:
@@ -94,6 +125,8 @@ class FactsStore:
 
     def close(self) -> None:
         self.con.close()
+        if self._on_close is not None:
+            self._on_close()
 
 
 def _sql_path(path: Path) -> str:

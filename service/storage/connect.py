@@ -75,16 +75,19 @@ def release(key: str, write: bool) -> None:
                 del _readers[key]
 
 
-def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, *, read_only: bool, threads: int = 1) -> duckdb.DuckDBPyConnection:
     """Open the file with this package's settings, naming a lock holder's pid.
 
-    A read-write open creates a missing file mode 0600 (files.py).
+    A read-write open creates a missing file mode 0600 (files.py); `threads` is its
+    DuckDB threads (1 for the service, whose queries share the machine with play; a bulk
+    writer with nothing else to do, `sniff simulate`, gives more).
     """
     try:
         if read_only:
             return duckdb.connect(str(path), read_only=True, config=dict(_CONFIG))
         config: dict[str, str | bool | int | float | list[str]] = dict(_CONFIG)
         config.update(_SERVICE_CONFIG)
+        config["threads"] = max(1, threads)
         with owner_only():
             return duckdb.connect(str(path), read_only=False, config=config)
     except duckdb.IOException as exc:

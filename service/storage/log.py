@@ -307,6 +307,7 @@ class EventLog(ReadAccess):
         sync: bool = True,
         salvage: bool = False,
         signer: SigningKey | None = None,
+        threads: int = 1,
     ) -> None:
         """Open (or create) the log at `path`.
 
@@ -326,6 +327,8 @@ class EventLog(ReadAccess):
         (docs/evidence.md). At open it signs what a log without the key left
         unsigned. Without it the tree's leaves are still numbered, and nothing
         is signed.
+
+        `threads`: DuckDB's threads for this open (`connect`).
         """
         absolute, self._key = realpath_key(path)
         claim(self._key, write=True)
@@ -342,7 +345,7 @@ class EventLog(ReadAccess):
                     check_whole(first, absolute)
                 finally:
                     first.close()
-            con = connect(absolute, read_only=False)
+            con = connect(absolute, read_only=False, threads=threads)
         except BaseException:
             release(self._key, write=True)
             raise

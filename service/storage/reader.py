@@ -102,6 +102,22 @@ class LogReader(ReadAccess):
                 cursor.execute(sql)
             yield cursor
 
+    def read_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor of the file for a caller that runs its own SQL on it (the statistics:
+        their temporary tables and macros, over the facts tables in place). It sees what
+        `_cursor`'s do, the journal's rows included, and is as read-only as the open; the
+        caller closes it before closing the reader."""
+        with self._con_lock:
+            if self._con is None:
+                raise StorageError(f"the event log {self.path} is closed")
+            cursor = self._con.cursor()
+        if self._overlay is not None:
+            sql, tables = self._overlay
+            for name, table in tables.items():
+                cursor.register(name, table)
+            cursor.execute(sql)
+        return cursor
+
     def close(self) -> None:
         """Close the connection and let a writer open the file again."""
         self._close_connection()
