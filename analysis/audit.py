@@ -198,7 +198,10 @@ class _Auditor:
             try:
                 result = match.apply(move)
             except IllegalMove as e:
-                self.problem(r, k, e.kind, f"{move}: {e}")
+                said = str(e)  # the orientation faults name the move themselves
+                self.problem(
+                    r, k, e.kind, said if said.startswith(str(move)) else f"{move}: {said}"
+                )
                 raise _Stop from None
             if applied is not None:
                 applied(result, r, k)

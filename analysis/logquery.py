@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
     from service.storage.facts import Facts
+    from service.storage.simulated import SimulationRun
 
 T = TypeVar("T")
 
@@ -480,3 +481,45 @@ def import_through_service(
         stub = sniff_pb2_grpc.SniffServiceStub(chan)
         reply: pb.ImportMatchesResponse = stub.ImportMatches(requests(), timeout=timeout)
         return reply
+
+
+def store_through_service(
+    owner: Owner,
+    run: SimulationRun,
+    matches: pa.Table,
+    rounds: pa.Table,
+    decisions: pa.Table,
+    *,
+    tls_ca: str | None = None,
+    timeout: float | None = None,
+) -> int:
+    """Send a chunk of a facts-only simulation run to the service that holds the log
+    (StoreSimulated); how many matches it stored. Each message carries at most
+    IMPORT_CHUNK_BYTES of one of the three streams."""
+    from analysis.remote import channel
+    from service.rpc.bounds import STORE_FIELDS
+    from service.rpc.convert import simulation_run_pb
+    from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+    from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+
+    streams = [
+        (name, _ipc_stream(table))
+        for name, table in zip(STORE_FIELDS, (matches, rounds, decisions), strict=True)
+    ]
+
+    def requests() -> Iterator[pb.StoreSimulatedRequest]:
+        first = True
+        for name, data in streams:
+            for start in range(0, max(len(data), 1), IMPORT_CHUNK_BYTES):
+                msg = pb.StoreSimulatedRequest()
+                setattr(msg, name, data[start : start + IMPORT_CHUNK_BYTES])
+                if first:  # the token and the run go in the first message only
+                    msg.token = owner.query_token or ""
+                    msg.run.CopyFrom(simulation_run_pb(run))
+                    first = False
+                yield msg
+
+    with channel(owner.address, tls_ca) as chan:
+        stub = sniff_pb2_grpc.SniffServiceStub(chan)
+        reply: pb.StoreSimulatedResponse = stub.StoreSimulated(requests(), timeout=timeout)
+        return int(reply.matches)

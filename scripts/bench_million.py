@@ -17,9 +17,11 @@ American rules, no round limit. Printed as the median (min..max) of `--runs` run
   the command's own process), its wall rate against the kernel's speed: the target is
   0.9, i.e. storage is not the bottleneck;
 * `scaling`: `--workers 2` against twice `--workers 1` (wall rates): the target is 0.8;
-* the ceilings of both, measured in this process on one chunk (`storage_floor`): a
-  worker's chunk against the kernel's play alone, and p / (p + w) for play p and the
-  writer's w CPU seconds a match (the writer is one process; on 2 cores it shares them);
+* what bounds both, measured in this process on one chunk (`storage_floor`): a
+  worker's chunk against the kernel's play alone (`worker_ceiling`), and p / (p + w)
+  for play p and the writer's w CPU seconds a match (`scaling_estimate`: the writer is
+  one process and shares the 2 cores with the workers; an estimate, since the run's
+  writer has a DuckDB thread per worker and the workers wait for it in part);
 * `python`: the Python engine's facts-only run (`SNIFF_KERNEL=python`) and today's
   `--events` path, matches/s on both cores (the Python path must be no slower);
 * with `--ray`: a `--ray local` run of the same matches against local workers;
@@ -39,7 +41,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -65,17 +66,22 @@ def sniff_command() -> list[str]:
 
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in MB of the largest process it waited for, stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    done = subprocess.run(
-        argv, capture_output=True, text=True, check=False, cwd=ROOT, env=env or None
-    )
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(argv[-12:])} failed: {done.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) // 1024, done.stdout
+    """(wall seconds, peak RSS in MB of the command or its largest worker, stdout).
+
+    The peak is the command's own (`wait4` on it: its largest process, itself or a worker
+    it reaped), not the largest of every command this script ran."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT, env=env or None)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[-12:])} failed: {stderr.strip()}")
+    return wall, usage.ru_maxrss // 1024, stdout
 
 
 def simulate(
@@ -126,10 +132,10 @@ def storage_floor(tmp: Path, seats: int, matches: int, seed: int) -> dict[str, f
     """What storing costs against playing, measured here on one chunk, one process, CPU
     time: the kernel's play; a worker's whole chunk (play, Arrow columns, files); the log's
     writer storing it (`EventLog.store_simulated`, DuckDB on one thread). From them, the
-    ceilings: one worker against the kernel (its conversion and files), and the scaling
-    on 2 cores when the workers and the one writer share them: play p and store w CPU
-    seconds a match give 2 / (p + w) matches a second on both cores against 1 / p for
-    one worker with the writer on the other core, so at most p / (p + w) of linear."""
+    bounds: one worker against the kernel (its conversion and files), and the scaling on
+    2 cores when the workers and the one writer share them: play p and store w CPU
+    seconds a match give about 2 / (p + w) matches a second on both cores against 1 / p
+    for one worker with the writer on the other core, so about p / (p + w) of linear."""
     from analysis.simulate import RunSettings, play_facts_chunk, read_facts_chunk, simulation_run
     from service.storage import EventLog
     from sniff.rules import RULES_VERSION
@@ -156,7 +162,7 @@ def storage_floor(tmp: Path, seats: int, matches: int, seed: int) -> dict[str, f
     return {
         "worker_ceiling": kernel / worker,
         "writer_vs_play": writer / worker,
-        "scaling_ceiling": worker / (worker + writer),
+        "scaling_estimate": worker / (worker + writer),
     }
 
 

@@ -54,6 +54,7 @@ from service.storage.events import LogEvent
 from service.storage.facts import FactsTables, ended_match_facts
 from service.storage.imports import BadImport
 from service.storage.log import EventLog, Imported
+from service.storage.simulated import BadSimulated, SimulationRun, check_run, checked_chunk
 from service.storage.tree import HEAD_KINDS, read_tree
 from sniff import (
     ActionResult,
@@ -70,7 +71,7 @@ from sniff import (
 from sniff.dealing import DEALING_VERSION
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.facts import FactsRows
-from sniff.rules import winning_seats
+from sniff.rules import RULES_VERSION, winning_seats
 from sniff.seeds import ENTROPY_SIZE, seat_entropy_seed
 from sniff.tiles import NAMES
 from sniff.variants import AMERICAN, Variant
@@ -697,6 +698,30 @@ class Hub:
             return self.log.import_matches(table, verify=True, facts=facts)
         except (TypeError, ValueError, pa.ArrowException) as exc:
             raise BadImport(f"the events cannot be stored: {exc}") from None
+
+    def store_simulated(
+        self, run: SimulationRun, matches: pa.Table, rounds: pa.Table, decisions: pa.Table
+    ) -> int:
+        """A chunk of a facts-only simulation run a client sent (StoreSimulated): checked
+        (`simulated.checked_chunk`), then stored in one transaction; how many matches.
+
+        A run the log holds already must have the same settings (its code version
+        aside: a resume may run other code of the same `sim_version`)."""
+        check_run(run)
+        tables = checked_chunk(run, matches, rounds, decisions)
+        held = self.log.simulation_run(run.run_id)
+        if held is not None and replace(held, code_version="") != replace(run, code_version=""):
+            raise BadSimulated(f"run {run.run_id} is in the log with other settings")
+        ids = tables[0].column("match_id").to_pylist()
+        present = self.log.query(
+            "SELECT match_id FROM match_settings_all WHERE match_id BETWEEN $1 AND $2",
+            [min(ids), max(ids)],
+        ).column(0)
+        clash = set(present.to_pylist()) & set(ids)
+        if clash:
+            raise BadSimulated(f"the log holds match {min(clash)} already: nothing stored")
+        self.log.store_simulated(run, RULES_VERSION, *tables)
+        return int(tables[0].num_rows)
 
     # -- signed evidence (docs/evidence.md) ----------------------------------
 

@@ -76,6 +76,8 @@ def test_missing_orientation_on_a_choice_variants_sniff(variant: str) -> None:
         k,
         "missing_orientation",
     )
+    moved = record["rounds"][r]["actions"][k]
+    assert problem["reason"].startswith(f"{moved} makes the Sniff"), "the move named once"
 
 
 @pytest.mark.parametrize("variant", ["american", "stubby"])

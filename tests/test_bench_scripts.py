@@ -323,7 +323,7 @@ def test_bench_million_quick_reports_the_targets_and_their_ceilings() -> None:
             "kernel_per_cpu_s",
             "worker_ceiling",
             "writer_vs_play",
-            "scaling_ceiling",
+            "scaling_estimate",
             "total_s",
             "simulate_s",
             "stats_s",
@@ -343,4 +343,4 @@ def test_bench_million_quick_reports_the_targets_and_their_ceilings() -> None:
         total = figures["total_s"]["median"]
         parts = figures["simulate_s"]["median"] + figures["stats_s"]["median"]
         assert abs(total - parts) < 1e-6
-        assert 0 < figures["scaling_ceiling"]["median"] < 1
+        assert 0 < figures["scaling_estimate"]["median"] < 1

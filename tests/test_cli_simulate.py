@@ -222,21 +222,29 @@ def test_sniff_timing_stats_select_a_runs_simulated_matches(tmp_path: Path) -> N
 
 
 def test_simulate_goes_through_a_live_sniff_serve_that_holds_the_log(tmp_path: Path) -> None:
+    """Facts only (StoreSimulated) and with --events (ImportMatches): the same rows as a run
+    on the file."""
     db = tmp_path / "served.duckdb"
+    runs: tuple[tuple[str, list[str]], ...] = (("live", []), ("live-events", ["--events"]))
     server = ServerProcess(db, tmp_path).start()
     try:
-        done = sniff("simulate", "--db", str(db), "--matches", "8", "--run", "live")
-        assert done.returncode == 0, done.stderr
-        listed = sniff("query", "--db", str(db), "--format", "jsonl",
-                       "SELECT count(*) AS n FROM matches WHERE run_id = 'live'")  # fmt: skip
-        assert json.loads(listed.stdout.splitlines()[0])["n"] == 8, listed.stderr
+        for run, extra in runs:
+            done = sniff("simulate", "--db", str(db), "--matches", "8", "--run", run, *extra)
+            assert done.returncode == 0, done.stderr
+            assert done.stderr == ""
+            listed = sniff("query", "--db", str(db), "--format", "jsonl",
+                           f"SELECT count(*) AS n FROM matches WHERE run_id = '{run}'")  # fmt: skip
+            assert json.loads(listed.stdout.splitlines()[0])["n"] == 8, listed.stderr
         assert server.proc is not None
         assert server.proc.poll() is None
     finally:
         server.close()
     alone = tmp_path / "alone.duckdb"
-    assert simulate(alone, "--matches", "8", "--run", "live").exit_code == 0
+    for run, extra in runs:
+        done = sniff("simulate", "--db", str(alone), "--matches", "8", "--run", run, *extra)
+        assert done.returncode == 0, done.stderr
     assert stored(db) == stored(alone)
+    assert stored(db)["events"] > 0
 
 
 @pytest.mark.ray

@@ -312,7 +312,9 @@ def test_stats_read_the_log_in_place_as_a_copy_would_and_change_no_byte(
     """With no service holding the file, the statistics run on the log's own tables (no
     copy into memory): the same figures as the copy, and the file untouched."""
     import hashlib
+    import tempfile
 
+    from analysis.stats import store as store_module
     from analysis.stats.store import FactsStore
 
     db = tmp_path / "log.duckdb"
@@ -324,8 +326,21 @@ def test_stats_read_the_log_in_place_as_a_copy_would_and_change_no_byte(
     assert store.count("match_facts") == 300
     store.close()
     args = ["stats", command, "--db", str(db), "--format", "csv"]
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
     code, in_place, err = run(*args)
     assert code == 0, err
+    monkeypatch.setattr(store_module, "STATS_MEMORY", "256MB")  # DuckDB spills, or not
+    code, bounded, err = run(*args)
+    assert code == 0, err
+    assert bounded == in_place
+    monkeypatch.setattr(store_module, "STATS_MEMORY", "2MB")  # too little: one line, exit 2
+    code, _, err = run(*args)
+    assert code == 2
+    assert err.startswith("Error: DuckDB ran out of the memory it was given")
+    assert err.count("\n") == 1
+    assert list(spill.iterdir()) == [], "the spill directory is removed on close"
     monkeypatch.setattr(FactsStore, "from_log", classmethod(lambda cls, path: None))
     code, copied, err = run(*args)
     assert code == 0, err

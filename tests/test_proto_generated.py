@@ -28,14 +28,15 @@ EXPECTED_RPCS = {
     "WatchMatch": True,
     "Query": True,
     "ImportMatches": False,
+    "StoreSimulated": False,
     "Analyze": False,
     "AnalyzePosition": False,
     "GetLogKey": False,
     "GetInclusionProof": False,
     "GetConsistencyProof": False,
 }
-CLIENT_STREAMING = {"ImportMatches"}
-"""The RPCs a client streams to: an import's Arrow IPC, in chunks."""
+CLIENT_STREAMING = {"ImportMatches", "StoreSimulated"}
+"""The RPCs a client streams to: an import's or a simulation chunk's Arrow IPC, in chunks."""
 
 # Paths inside FileDescriptorProto / DescriptorProto / ... (descriptor.proto field numbers).
 FILE_MESSAGE, FILE_ENUM, FILE_SERVICE = 4, 5, 6

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from analysis.cli.errors import InternalError, Misuse, show_tracebacks
+from analysis.cli.errors import InternalError, Misuse, first_line, show_tracebacks
 
 COMMANDS: Mapping[str, str] = {
     "analysis": "analysis.cli.analyze_cmd:analysis",
@@ -128,6 +128,11 @@ class _SniffGroup(click.Group):
             if isinstance(e, RuntimeError) and str(e) == "Query interrupted":
                 # Ctrl-C while DuckDB worked on this thread: its form of KeyboardInterrupt.
                 raise Misuse("interrupted") from None
+            if type(e).__name__ == "OutOfMemoryException":  # duckdb's, not imported here
+                raise Misuse(
+                    "DuckDB ran out of the memory it was given (and the disk it may spill "
+                    f"to): {first_line(str(e))}"
+                ) from None
             if show_tracebacks():
                 raise
             raise InternalError(

@@ -123,22 +123,35 @@ class _Sink:
             raise
 
     def store(self, settings: RunSettings, tables: SimTables) -> None:
-        """A facts-only chunk, into the file in one transaction (a live service takes
-        the events only: `simulate` sends those instead)."""
+        """A facts-only chunk in one transaction: into the file, or through the live
+        service that holds it (StoreSimulated)."""
         from service.storage import StorageError
         from sniff.rules import RULES_VERSION
 
-        assert self.log is not None
+        run = simulation_run(settings)
         try:
-            self.log.store_simulated(
-                simulation_run(settings),
-                RULES_VERSION,
+            if self.log is not None:
+                self.log.store_simulated(
+                    run, RULES_VERSION, tables.matches, tables.rounds, tables.decisions
+                )
+                return
+            from analysis.logquery import store_through_service
+
+            store_through_service(
+                self.owner,
+                run,
                 tables.matches,
                 tables.rounds,
                 tables.decisions,
+                tls_ca=self.tls_ca,
             )
         except StorageError as e:
             raise Misuse(db_error_line(self.db_path, e)) from None
+        except Exception as e:  # the service's refusal
+            details = getattr(e, "details", None)
+            if callable(details):
+                raise Misuse(f"the service refused the matches: {details()}") from None
+            raise
 
     def close(self) -> None:
         if self.log is not None:
@@ -248,12 +261,6 @@ def simulate(
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise Misuse(f"cannot read the settings of run {resume}: {e}") from None
         sink = _Sink(db_path, tls_ca, workers)
-        if sink.owner is not None and not settings.events:
-            sink.close()
-            raise Misuse(
-                f"run {resume} stores facts only, which a live service does not take: "
-                "stop the service and resume the run on the file"
-            )
     else:
         check_seed_run(seed, count)
         run = run_id or default_run_id(count, seats, bots, seed, variant, round_limit, target)
@@ -268,13 +275,6 @@ def simulate(
                 f"run {run} already exists beside {db_path}; complete it with --resume {run}"
             )
         sink = _Sink(db_path, tls_ca, workers)
-        if sink.owner is not None and not events:
-            click.echo(
-                "Note: a live service holds the file and takes whole matches only: "
-                "storing every event (--events)",
-                err=True,
-            )
-            events = True
         settings = RunSettings(
             run,
             count,
@@ -353,7 +353,9 @@ def _run(
                     min(workers, max(1, len(jobs))),
                     ("analysis.simulate",),
                     ignore_ctrl_c,
-                    inline=False,  # the log's writer works here while the workers play
+                    # a facts-only run's writer works here while the worker plays (with
+                    # --events the writer's share is small: one worker plays here)
+                    inline=settings.events,
                 )
             with contextlib.closing(done):  # on an interruption: the running chunks finish
                 for finished in done:

@@ -11,15 +11,22 @@ views over a directory of Parquet facts (`DIR/match_facts/*.parquet`, …), the 
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Final
 
 import duckdb
 import pyarrow as pa
 
 from service.storage.facts import TABLES, facts_schema, insert_facts
 from sniff.facts import FactsRows
+
+STATS_MEMORY: Final = "2GB"
+"""DuckDB's memory for statistics read in place: a million matches' fit (about 1 GB), a
+larger run spills."""
 
 
 class StatsError(Exception):
@@ -46,23 +53,37 @@ class FactsStore:
     def from_log(cls, db_path: str | Path) -> FactsStore | None:
         """The log file's facts tables read in place, through a read-only open (the log's
         query rules: no file access, no writes; temporary tables are allowed); None when a
-        live service holds the file (its facts are then read through the service)."""
+        live service holds the file (its facts are then read through the service). The
+        open's memory is bounded (`STATS_MEMORY`; beyond it DuckDB spills to a private
+        temporary directory, removed on close), so a ten-million-match run is summarised
+        in bounded memory."""
         from service.storage import LogLocked, StorageError, find_owner, open_readonly
+        from service.storage.connect import Spill
+        from service.storage.reader import LogReader
 
         if find_owner(db_path) is not None:
             return None
+        spill = Spill(STATS_MEMORY, Path(tempfile.mkdtemp(prefix="sniff-stats-")))
+
+        def close(reader: LogReader | None = None) -> None:
+            if reader is not None:
+                reader.close()
+            shutil.rmtree(spill.directory, ignore_errors=True)
+
         try:
-            reader = open_readonly(db_path)
+            reader = open_readonly(db_path, spill)
         except LogLocked:
+            close()
             return None
         except (StorageError, OSError, duckdb.Error) as e:
+            close()
             raise StatsError(str(e)) from None
         try:
             cursor = reader.read_cursor()
         except BaseException:
-            reader.close()
+            close(reader)
             raise
-        return cls(cursor, on_close=reader.close, configure=False)
+        return cls(cursor, on_close=lambda: close(reader), configure=False)
 
     @classmethod
     def in_memory(cls) -> FactsStore:

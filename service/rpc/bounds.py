@@ -194,12 +194,20 @@ IMPORT_FIELDS: Final = ("arrow_ipc", *FACTS_FIELDS)
 """The byte fields of an ImportMatches message: the events, then the three facts tables."""
 
 
-def import_chunk(request: pb.ImportMatchesRequest, received: int) -> int:
+STORE_FIELDS: Final = ("matches_arrow_ipc", "rounds_arrow_ipc", "decisions_arrow_ipc")
+"""The byte fields of a StoreSimulated message: a chunk's matches, rounds and decisions."""
+
+
+def import_chunk(
+    request: pb.ImportMatchesRequest | pb.StoreSimulatedRequest,
+    received: int,
+    fields: tuple[str, ...] = IMPORT_FIELDS,
+) -> int:
     """One message of an import, after `received` bytes of the call's earlier messages; the
     bytes it brings."""
-    size = sum(len(getattr(request, name)) for name in IMPORT_FIELDS)
+    size = sum(len(getattr(request, name)) for name in fields)
     if size > MAX_IMPORT_CHUNK:
-        name = "arrow_ipc" if len(request.arrow_ipc) == size else "the message"
+        name = next((f for f in fields if len(getattr(request, f)) == size), "the message")
         raise _refuse(name, f"more than {MAX_IMPORT_CHUNK:,} bytes")
     if received + size > MAX_IMPORT_BYTES:
         raise LimitReached("import_bytes", f"an import holds at most {MAX_IMPORT_BYTES:,} bytes")

@@ -11,12 +11,13 @@ from service.errors import BadArgument
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
 from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
-from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS
+from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS, STORE_FIELDS
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.query_stream import QueryValue
 from service.storage.chain import MatchSecrets
 from service.storage.events import COLUMNS, arrow_schema
 from service.storage.facts import FACTS_SCHEMAS, FactsTables
+from service.storage.simulated import SIM_SCHEMAS, SimulationRun
 from sniff import (
     CountedEnd,
     Deal,
@@ -603,6 +604,55 @@ def facts_tables(*streams: bytes) -> FactsTables | None:
         except (pa.ArrowException, ValueError) as exc:
             raise BadArgument(name, f"{name}: {exc}") from None
     return FactsTables(*tables)
+
+
+def simulation_run_from_pb(msg: pb.SimulationRun) -> SimulationRun:
+    """StoreSimulated's run (checked by the hub: `simulated.check_run`)."""
+    variant = _VARIANT_OF_PB.get(msg.variant)
+    if variant is None:
+        raise BadArgument("run.variant", f"run.variant: no variant {msg.variant}")
+    return SimulationRun(
+        run_id=msg.run_id,
+        matches=msg.matches,
+        seats=msg.seats,
+        bots=tuple(msg.bots),
+        players=tuple(msg.players),
+        seed=msg.seed,
+        variant=variant.name,
+        target=msg.target,
+        round_limit=msg.round_limit if msg.HasField("round_limit") else None,
+        stored="facts",
+        sim_version=msg.sim_version,
+        code_version=msg.code_version,
+    )
+
+
+def simulation_run_pb(run: SimulationRun) -> pb.SimulationRun:
+    """The run as StoreSimulated sends it (`sniff simulate` through a service)."""
+    msg = pb.SimulationRun(
+        run_id=run.run_id,
+        matches=run.matches,
+        seats=run.seats,
+        bots=list(run.bots),
+        players=list(run.players),
+        seed=run.seed,
+        variant=_VARIANT_PB[run.variant],
+        target=run.target,
+        sim_version=run.sim_version,
+        code_version=run.code_version,
+    )
+    if run.round_limit is not None:
+        msg.round_limit = run.round_limit
+    return msg
+
+
+def simulated_tables(streams: dict[str, bytes]) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """StoreSimulated's three Arrow IPC streams as tables (checked by the hub)."""
+    tables = []
+    for name, schema in zip(STORE_FIELDS, SIM_SCHEMAS, strict=True):
+        tables.append(_ipc_columns(name, streams[name], schema.names, "rows"))
+    matches, rounds, decisions = tables
+    return matches, rounds, decisions
 
 
 def deal_from_pb(msg: pb.Deal) -> Deal:

@@ -39,6 +39,7 @@ from service.rpc.status import streaming, unary
 from service.rpc.watch_stream import WatchStreams
 from service.scoring import build_layout
 from service.storage.log import Imported
+from service.storage.simulated import SimulationRun
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -284,6 +285,34 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             convert.events_table(data["arrow_ipc"]),
             convert.facts_tables(*(data[name] for name in bounds.FACTS_FIELDS)),
         )
+
+    @unary
+    async def StoreSimulated(
+        self, requests: AsyncIterator[pb.StoreSimulatedRequest], context: Context
+    ) -> pb.StoreSimulatedResponse:
+        data = {name: bytearray() for name in bounds.STORE_FIELDS}
+        received = 0
+        run: pb.SimulationRun | None = None
+        async for request in requests:
+            if run is None:
+                self._check_query_token(request.token, "storing simulated matches")
+                run = request.run
+            received += bounds.import_chunk(request, received, bounds.STORE_FIELDS)
+            for name, into in data.items():
+                into += getattr(request, name)
+        if run is None:
+            raise BadArgument("run", "run: the call sent no message")
+        if self._closing:
+            raise ServiceStopping("the service is stopping: try again once it is back")
+        given = convert.simulation_run_from_pb(run)
+        stored = await self._blocking(
+            self._store_simulated, given, {k: bytes(v) for k, v in data.items()}
+        )
+        return pb.StoreSimulatedResponse(matches=stored)
+
+    def _store_simulated(self, run: SimulationRun, data: dict[str, bytes]) -> int:
+        """Decode, check and store in one hub thread."""
+        return self.hub.store_simulated(run, *convert.simulated_tables(data))
 
     # -- signed evidence --
 

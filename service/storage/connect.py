@@ -12,6 +12,7 @@ import os
 import re
 import threading
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -75,7 +76,19 @@ def release(key: str, write: bool) -> None:
                 del _readers[key]
 
 
-def connect(path: Path, *, read_only: bool, threads: int = 1) -> duckdb.DuckDBPyConnection:
+@dataclass(frozen=True, slots=True)
+class Spill:
+    """A read-only open's memory bound: DuckDB's `memory_limit`, and the directory its
+    temporary data goes to beyond it (a read-only open's default is beside the log file,
+    which a reader must never write)."""
+
+    memory_limit: str
+    directory: Path
+
+
+def connect(
+    path: Path, *, read_only: bool, threads: int = 1, spill: Spill | None = None
+) -> duckdb.DuckDBPyConnection:
     """Open the file with this package's settings, naming a lock holder's pid.
 
     A read-write open creates a missing file mode 0600 (files.py); `threads` is its
@@ -83,8 +96,24 @@ def connect(path: Path, *, read_only: bool, threads: int = 1) -> duckdb.DuckDBPy
     writer with nothing else to do, `sniff simulate`, gives more).
     """
     try:
-        if read_only:
+        if read_only and spill is None:
             return duckdb.connect(str(path), read_only=True, config=dict(_CONFIG))
+        if read_only:
+            assert spill is not None
+            # DuckDB refuses a temp directory once external access is off: set it first,
+            # then close access and lock the configuration, as _CONFIG does at once.
+            con = duckdb.connect(
+                str(path),
+                read_only=True,
+                config={"memory_limit": spill.memory_limit, "temp_directory": str(spill.directory)},
+            )
+            try:
+                for name, value in _CONFIG.items():
+                    con.execute(f"SET {name} = {str(value).lower()}")
+            except BaseException:
+                con.close()
+                raise
+            return con
         config: dict[str, str | bool | int | float | list[str]] = dict(_CONFIG)
         config.update(_SERVICE_CONFIG)
         config["threads"] = max(1, threads)

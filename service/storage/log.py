@@ -112,7 +112,7 @@ from .journal import (
 )
 from .migrate import chain_journal_rows, chained_table, open_schema
 from .owner import remove_owner, write_owner
-from .simulated import SimulationRun, insert_matches, insert_run
+from .simulated import SimulationRun, insert_matches, insert_run, read_run
 from .tree import HEAD_KINDS, PreparedHead, TreeSigner, insert_checkpoints, insert_leaves
 
 __all__ = ["EventLog", "Imported", "Opening"]
@@ -773,6 +773,11 @@ class EventLog(ReadAccess):
         all of it, or nothing."""
         with self.importing() as load:
             load.add_simulated(run, rules_version, matches, rounds, decisions)
+
+    def simulation_run(self, run_id: str) -> SimulationRun | None:
+        """The log's row of run `run_id`, or None."""
+        with self._cursor() as cursor:
+            return read_run(cursor, run_id)
 
     @contextmanager
     def importing(self) -> Iterator[ImportLoad]:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 from . import _sql
 from .access import ReadAccess
-from .connect import claim, connect, realpath_key, release
+from .connect import Spill, claim, connect, realpath_key, release
 from .errors import StorageError
 from .events import (
     explicitly_dealt,
@@ -54,13 +54,13 @@ class LogReader(ReadAccess):
     and the journal's rows are read from the journal.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], spill: Spill | None = None) -> None:
         absolute, self._key = realpath_key(path)
         if not absolute.exists():
             raise StorageError(f"no event log at {absolute}")
         claim(self._key, write=False)
         try:
-            con = connect(absolute, read_only=True)
+            con = connect(absolute, read_only=True, spill=spill)
         except BaseException:
             release(self._key, write=False)
             raise
@@ -126,10 +126,12 @@ class LogReader(ReadAccess):
             release(self._key, write=False)
 
 
-def open_readonly(path: str | os.PathLike[str]) -> LogReader:
+def open_readonly(path: str | os.PathLike[str], spill: Spill | None = None) -> LogReader:
     """Open `path` read-only; use it as a context manager to release the file.
 
     Changes no byte of the file, its WAL or its journal, and still sees
-    every acknowledged event (a leftover journal's included).
+    every acknowledged event (a leftover journal's included). With `spill`, the
+    open's memory is bounded and what exceeds it goes to the spill's directory (never
+    beside the log).
     """
-    return LogReader(path)
+    return LogReader(path, spill)

@@ -793,6 +793,52 @@ class ImportMatchesResponse(_message.Message):
     events: int
     def __init__(self, imported_match_ids: _Optional[_Iterable[str]] = ..., present_match_ids: _Optional[_Iterable[str]] = ..., events: _Optional[int] = ...) -> None: ...
 
+class SimulationRun(_message.Message):
+    __slots__ = ("run_id", "matches", "seats", "bots", "players", "seed", "variant", "target", "round_limit", "sim_version", "code_version")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SIM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CODE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    matches: int
+    seats: int
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    players: _containers.RepeatedScalarFieldContainer[str]
+    seed: int
+    variant: Variant
+    target: int
+    round_limit: int
+    sim_version: str
+    code_version: str
+    def __init__(self, run_id: _Optional[str] = ..., matches: _Optional[int] = ..., seats: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., target: _Optional[int] = ..., round_limit: _Optional[int] = ..., sim_version: _Optional[str] = ..., code_version: _Optional[str] = ...) -> None: ...
+
+class StoreSimulatedRequest(_message.Message):
+    __slots__ = ("token", "run", "matches_arrow_ipc", "rounds_arrow_ipc", "decisions_arrow_ipc")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_ARROW_IPC_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    run: SimulationRun
+    matches_arrow_ipc: bytes
+    rounds_arrow_ipc: bytes
+    decisions_arrow_ipc: bytes
+    def __init__(self, token: _Optional[str] = ..., run: _Optional[_Union[SimulationRun, _Mapping]] = ..., matches_arrow_ipc: _Optional[bytes] = ..., rounds_arrow_ipc: _Optional[bytes] = ..., decisions_arrow_ipc: _Optional[bytes] = ...) -> None: ...
+
+class StoreSimulatedResponse(_message.Message):
+    __slots__ = ("matches",)
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    matches: int
+    def __init__(self, matches: _Optional[int] = ...) -> None: ...
+
 class AnalysisBudget(_message.Message):
     __slots__ = ("rollouts", "deadline_millis")
     ROLLOUTS_FIELD_NUMBER: _ClassVar[int]

@@ -91,6 +91,11 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.FromString,
                 _registered_method=True)
+        self.StoreSimulated = channel.stream_unary(
+                '/sniff.v1.SniffService/StoreSimulated',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.StoreSimulatedRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.StoreSimulatedResponse.FromString,
+                _registered_method=True)
         self.Analyze = channel.unary_unary(
                 '/sniff.v1.SniffService/Analyze',
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzeRequest.SerializeToString,
@@ -309,6 +314,29 @@ class SniffServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StoreSimulated(self, request_iterator, context):
+        """Stores a chunk of a simulation run stored as facts (docs/simulate.md):
+        `sniff simulate` sends its chunks here while the service holds the log
+        file. The first message names the run (its `simulation_runs` row, stored
+        if the log lacks it; a run the log holds with other settings is
+        refused); the messages carry three Arrow IPC streams, one row a match,
+        a round and a Sniff decision, in the columns `sniff simulate` writes
+        (docs/simulate.md, The fast path). Such matches have no events, so
+        nothing about evidence changes: no chain, no leaf, nothing signed. The
+        chunk is stored in one transaction, all or nothing; a match id the log
+        holds already refuses the whole chunk.
+
+        Needs the service's query token in the first message, as ImportMatches.
+        Errors: UNAUTHENTICATED or PERMISSION_DENIED (ERROR_REASON_BAD_TOKEN);
+        INVALID_ARGUMENT (ERROR_REASON_BAD_ARGUMENT) for a run or rows that are
+        not such a run's, or bytes that are not Arrow IPC streams;
+        RESOURCE_EXHAUSTED beyond 1 GiB, or (ERROR_REASON_STORAGE_FULL) when the
+        disk is full. A call cancelled before its end stores nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Analyze(self, request, context):
         """Ranks the legal moves of the seat to play by their equity, estimated by
         rollouts from what that seat sees of a live match.
@@ -448,6 +476,11 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.ImportMatches,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.SerializeToString,
+            ),
+            'StoreSimulated': grpc.stream_unary_rpc_method_handler(
+                    servicer.StoreSimulated,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.StoreSimulatedRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.StoreSimulatedResponse.SerializeToString,
             ),
             'Analyze': grpc.unary_unary_rpc_method_handler(
                     servicer.Analyze,
@@ -774,6 +807,33 @@ class SniffService:
             '/sniff.v1.SniffService/ImportMatches',
             sniff_dot_v1_dot_sniff__pb2.ImportMatchesRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.ImportMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StoreSimulated(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/sniff.v1.SniffService/StoreSimulated',
+            sniff_dot_v1_dot_sniff__pb2.StoreSimulatedRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.StoreSimulatedResponse.FromString,
             options,
             channel_credentials,
             insecure,
