@@ -170,3 +170,32 @@ def test_a_query_gives_its_place_back_before_its_caller_has_the_last_chunk(
                 assert running_queries(svc) == 0
         assert chunks[-1].endswith(end_of_stream)
         assert pa.ipc.open_stream(b"".join(chunks)).read_all().num_rows == rows
+
+
+def test_an_interrupt_that_comes_before_the_query_starts_still_stops_it() -> None:
+    """DuckDB drops an interrupt while its cursor runs nothing: the query that starts after
+    it must be stopped all the same (the race a loaded machine widens)."""
+    import duckdb
+
+    from service.storage.access import QueryInterrupt
+
+    con = duckdb.connect()
+    cursor = con.cursor()
+    interrupt = QueryInterrupt()
+    interrupt.attach(cursor)
+    interrupt.interrupt()  # nothing runs yet: DuckDB alone would forget this
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            cursor.execute(HEAVY).fetchall()
+        except BaseException as exc:  # the interrupt, as DuckDB raises it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    wait_until(lambda: not worker.is_alive(), "the query is stopped")
+    interrupt.detach()
+    assert outcome
+    assert isinstance(outcome[0], duckdb.Error)
+    con.close()

@@ -10,6 +10,7 @@ RPC or opens the file itself. `QueryInterrupt` lets another thread stop one.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from decimal import Decimal
@@ -305,6 +306,8 @@ class ReadAccess:
                     return
                 empty = True
                 for batch in reader:
+                    if interrupt is not None and interrupt.interrupted:
+                        raise QueryError("the query was interrupted")
                     empty = False
                     yield batch
                 if empty:
@@ -394,15 +397,34 @@ class QueryInterrupt:
     ended, does nothing.
     """
 
+    REPEAT_SECONDS = 0.02
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cursor: duckdb.DuckDBPyConnection | None = None
+        self._repeating = False
         self.interrupted = False
 
     def interrupt(self) -> None:
         with self._lock:
             self.interrupted = True
-            if self._cursor is not None:
+            if self._cursor is None:
+                return
+            self._cursor.interrupt()
+            if not self._repeating:
+                self._repeating = True
+                threading.Thread(target=self._repeat, daemon=True).start()
+
+    def _repeat(self) -> None:
+        """DuckDB drops an interrupt that comes while its cursor runs nothing (after the
+        cursor is attached but before the query starts, or between two fetches), and the
+        query then runs on: so the interrupt is repeated until the cursor is detached."""
+        while True:
+            time.sleep(self.REPEAT_SECONDS)
+            with self._lock:
+                if self._cursor is None:
+                    self._repeating = False
+                    return
                 self._cursor.interrupt()
 
     def attach(self, cursor: duckdb.DuckDBPyConnection) -> None:
