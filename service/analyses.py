@@ -20,13 +20,18 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Final, ParamSpec, TypeVar
 
 from service.errors import LimitReached, ServiceStopping
 from sniff import Move, Tile
+from sniff.errors import SniffError
+from sniff.playout import PlayoutState
 from sniff.position import ImpossiblePosition, seat_position
 from sniff.rollout import Equities, equities
+from sniff.solver import Budget, MoveBounds, NotSolved, Solution, solve
+from sniff.tiles import BIT
 from sniff.variants import Variant, variant_named
 from sniff.view import SeatView
 
@@ -47,6 +52,62 @@ def analyse_view(
     """Worker: the equities of the viewer's legal moves (its turn, checked by the caller)."""
     view = view._replace(variant=variant_named(view.variant.name))  # the worker's own variant
     return equities(view, rollouts=rollouts, millis=millis, policy=policy, seed=seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Unsolved:
+    """What a Solve proved when its budget ran out (`solver.NotSolved` as plain values,
+    which a worker can send back)."""
+
+    moves: tuple[MoveBounds, ...]
+    low: float
+    high: float
+    nodes: int
+
+
+def solve_position(
+    *,
+    variant: str,
+    seats: int,
+    target: int,
+    scores: Sequence[int],
+    placements: Sequence[str],
+    hands: Sequence[Sequence[int]],
+    boneyard: Sequence[int],
+    turn: int,
+    drawn: int,
+    nodes: int | None,
+    millis: float,
+) -> Solution | Unsolved:
+    """Worker: the position as a `PlayoutState` (checked: ImpossiblePosition), solved with
+    every tile seen by every seat (the double-dummy value; with two seats and an empty
+    boneyard, what the players know)."""
+    masks = []
+    for hand in hands:
+        mask = 0
+        for t in hand:
+            if mask & BIT[t]:
+                raise ImpossiblePosition(f"tile {Tile(t)} is twice in one hand", "hands")
+            mask |= BIT[t]
+        masks.append(mask)
+    try:
+        state = PlayoutState(
+            variant_named(variant),
+            seats,
+            target,
+            tuple(scores),
+            tuple(Move.parse(p) for p in placements),
+            tuple(masks),
+            tuple(boneyard),
+            turn,
+            drawn,
+        )
+    except SniffError as e:
+        raise ImpossiblePosition(f"no round holds this position: {e}", "position") from None
+    try:
+        return solve(state, Budget(nodes=nodes, millis=millis), double_dummy=True)
+    except NotSolved as e:
+        return Unsolved(e.moves, e.low, e.high, e.nodes)
 
 
 def analyse_position(

@@ -31,6 +31,7 @@ EXPECTED_RPCS = {
     "StoreSimulated": False,
     "Analyze": False,
     "AnalyzePosition": False,
+    "Solve": False,
     "GetLogKey": False,
     "GetInclusionProof": False,
     "GetConsistencyProof": False,

@@ -88,7 +88,9 @@ def deal(msg: pb.Deal, field: str) -> None:
 # -- one check per request ----------------------------------------------------------
 
 
-def _target(request: pb.CreateMatchRequest | pb.AnalyzePositionRequest) -> None:
+def _target(
+    request: pb.CreateMatchRequest | pb.AnalyzePositionRequest | pb.SolveRequest,
+) -> None:
     """The one target check of the requests that may name a target (service/defaults.py holds
     the bounds the command line uses too)."""
     if request.HasField("target") and not TARGET_MIN <= request.target <= TARGET_MAX:
@@ -283,3 +285,47 @@ def analyze_position(request: pb.AnalyzePositionRequest) -> None:
         notation(text, f"actions[{i}]")
     budget(request.budget)
     policy(request.policy)
+
+
+# -- exact solving ----------------------------------------------------------------------
+
+MAX_SOLVE_NODES: Final = 20_000_000
+"""Positions a Solve may visit: within its 5 seconds on this machine's pure Python search
+the time runs out first; the bound keeps a reproducible budget from meaning "forever"."""
+DEFAULT_SOLVE_NODES: Final = 200_000
+
+
+def solve_budget(msg: pb.SolveBudget, field: str = "budget") -> None:
+    if msg.HasField("nodes") and not 1 <= msg.nodes <= MAX_SOLVE_NODES:
+        raise _refuse(f"{field}.nodes", f"{msg.nodes} is out of range (1 to {MAX_SOLVE_NODES:,})")
+    if msg.HasField("deadline_millis") and not 1 <= msg.deadline_millis <= MAX_ANALYSIS_MILLIS:
+        raise _refuse(
+            f"{field}.deadline_millis",
+            f"{msg.deadline_millis} is out of range (1 to {MAX_ANALYSIS_MILLIS:,} ms)",
+        )
+
+
+def solve(request: pb.SolveRequest) -> None:
+    variant(request.variant)
+    if request.seat_count not in (2, 3, 4):
+        raise _refuse("seat_count", f"{request.seat_count} (must be 2, 3 or 4)")
+    seats = request.seat_count
+    _target(request)
+    for name, count in (("scores", len(request.scores)), ("hands", len(request.hands))):
+        if count != seats:
+            raise _refuse(name, f"{count} entries for {seats} seats (one per seat)")
+    for i, score in enumerate(request.scores):
+        if score < MIN_SCORE:
+            raise _refuse(f"scores[{i}]", f"{score} is below {MIN_SCORE:,}")
+    for i, hand in enumerate(request.hands):
+        if len(hand.tiles) > MAX_SET_TILES:
+            raise _refuse(f"hands[{i}]", f"{len(hand.tiles)} tiles (at most {MAX_SET_TILES})")
+    if len(request.boneyard_tiles) > MAX_SET_TILES:
+        raise _refuse("boneyard_tiles", f"{len(request.boneyard_tiles)} tiles (at most 28)")
+    if len(request.placements) > MAX_SET_TILES:
+        raise _refuse("placements", f"{len(request.placements)} (at most {MAX_SET_TILES})")
+    for i, text in enumerate(request.placements):
+        notation(text, f"placements[{i}]")
+    if request.turn >= seats:
+        raise _refuse("turn", f"{request.turn} is not a seat of a {seats}-seat match")
+    solve_budget(request.budget)

@@ -7,11 +7,17 @@ from typing import Any, Final
 
 import pyarrow as pa
 
+from service.analyses import Unsolved
 from service.errors import BadArgument
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
 from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
-from service.rpc.bounds import FACTS_FIELDS, MAX_ANALYSIS_MILLIS, STORE_FIELDS
+from service.rpc.bounds import (
+    DEFAULT_SOLVE_NODES,
+    FACTS_FIELDS,
+    MAX_ANALYSIS_MILLIS,
+    STORE_FIELDS,
+)
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.query_stream import QueryValue
 from service.storage.chain import MatchSecrets
@@ -39,7 +45,8 @@ from sniff import (
     winning_seats,
 )
 from sniff.rollout import DEFAULT_ROLLOUTS, Equities
-from sniff.rules import TARGET
+from sniff.rules import TARGET, team_count
+from sniff.solver import Solution
 from sniff.tiles import TILES
 from sniff.variants import VARIANTS, Orientation, Variant
 
@@ -740,3 +747,92 @@ def position_from_pb(request: pb.AnalyzePositionRequest) -> dict[str, Any]:
         "own_draws": [int(tile_from_pb(t, "own_draws")) for t in request.own_draws],
         "hand_sizes": list(request.hand_sizes),
     }
+
+
+# -- Solve --------------------------------------------------------------------------
+
+
+def solve_position_from_pb(request: pb.SolveRequest) -> dict[str, Any]:
+    """The position as plain values for the worker (tiles as numbers, placements parsed here
+    so that a malformed one is refused before any work)."""
+    placements = []
+    for i, text in enumerate(request.placements):
+        try:
+            placements.append(str(Move.parse(text)))
+        except NotationError as e:
+            raise MoveNotationError(f"placements[{i}]: {e}") from None
+    seats = request.seat_count
+    scores = list(request.scores)
+    sides = team_count(seats)
+    per_side = [scores[s] for s in range(sides)]  # seat s of side s (partners share one)
+    if seats == 4 and (scores[0] != scores[2] or scores[1] != scores[3]):
+        raise BadArgument("scores", "scores: partners (seats 0 and 2, 1 and 3) carry one score")
+    return {
+        "variant": variant_from_pb(request.variant).name,
+        "seats": seats,
+        "target": request.target if request.HasField("target") else TARGET[seats],
+        "scores": per_side,
+        "placements": placements,
+        "hands": [
+            [int(tile_from_pb(t, f"hands[{i}]")) for t in hand.tiles]
+            for i, hand in enumerate(request.hands)
+        ],
+        "boneyard": [int(tile_from_pb(t, "boneyard_tiles")) for t in request.boneyard_tiles],
+        "turn": request.turn,
+        "drawn": (
+            int(tile_from_pb(request.drawn_tile, "drawn_tile"))
+            if request.HasField("drawn_tile")
+            else -1
+        ),
+    }
+
+
+def solve_budget_from_pb(
+    budget: pb.SolveBudget, caller_seconds: float | None
+) -> tuple[int | None, float]:
+    """Nodes (None: as many as the time allows) and the time cap in ms: the budget's
+    deadline, the service's maximum and the caller's deadline, whichever is first."""
+    nodes: int | None = budget.nodes if budget.HasField("nodes") else None
+    millis = float(MAX_ANALYSIS_MILLIS)
+    if budget.HasField("deadline_millis"):
+        millis = min(millis, budget.deadline_millis)
+    elif nodes is None:
+        nodes = DEFAULT_SOLVE_NODES
+    if caller_seconds is not None:
+        millis = max(1.0, min(millis, caller_seconds * 1000.0 - ANALYSIS_REPLY_MARGIN_MS))
+    return nodes, millis
+
+
+def solve_response_pb(result: Solution | Unsolved) -> pb.SolveResponse:
+    if isinstance(result, Solution):
+        return pb.SolveResponse(
+            moves=[
+                pb.MoveValue(
+                    move=move_pb(m.move), exact=True, value=m.value, low=m.value, high=m.value
+                )
+                for m in result.moves
+            ],
+            solved=True,
+            best=move_pb(result.best),
+            value=result.value,
+            low=result.value,
+            high=result.value,
+            nodes=result.nodes,
+            line_moves=[move_pb(m) for m in result.line],
+        )
+    return pb.SolveResponse(
+        moves=[
+            pb.MoveValue(
+                move=move_pb(m.move),
+                exact=m.exact,
+                value=(m.low + m.high) / 2,
+                low=m.low,
+                high=m.high,
+            )
+            for m in result.moves
+        ],
+        solved=False,
+        low=result.low,
+        high=result.high,
+        nodes=result.nodes,
+    )

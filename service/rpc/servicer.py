@@ -21,7 +21,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 import grpc.aio
 
-from service.analyses import AnalysisPool, analyse_position, analyse_view
+from service.analyses import AnalysisPool, analyse_position, analyse_view, solve_position
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -240,6 +240,14 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             seed=seed,
             policy=convert.policy_pb(policy),
         )
+
+    @unary
+    async def Solve(self, request: pb.SolveRequest, context: Context) -> pb.SolveResponse:
+        bounds.solve(request)
+        position = convert.solve_position_from_pb(request)
+        nodes, millis = convert.solve_budget_from_pb(request.budget, context.time_remaining())
+        result = await self._analyses.run(solve_position, **position, nodes=nodes, millis=millis)
+        return convert.solve_response_pb(result)
 
     # -- streams --
 

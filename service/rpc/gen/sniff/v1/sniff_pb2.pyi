@@ -861,6 +861,72 @@ class MoveEquity(_message.Message):
     loss_standard_error: float
     def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., equity: _Optional[float] = ..., standard_error: _Optional[float] = ..., loss: _Optional[float] = ..., loss_standard_error: _Optional[float] = ...) -> None: ...
 
+class SolveBudget(_message.Message):
+    __slots__ = ("nodes", "deadline_millis")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    nodes: int
+    deadline_millis: int
+    def __init__(self, nodes: _Optional[int] = ..., deadline_millis: _Optional[int] = ...) -> None: ...
+
+class SolveRequest(_message.Message):
+    __slots__ = ("variant", "seat_count", "target", "scores", "placements", "hands", "boneyard_tiles", "turn", "drawn_tile", "budget")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_TILES_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_TILE_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    variant: Variant
+    seat_count: int
+    target: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    placements: _containers.RepeatedScalarFieldContainer[str]
+    hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    boneyard_tiles: _containers.RepeatedCompositeFieldContainer[Tile]
+    turn: int
+    drawn_tile: Tile
+    budget: SolveBudget
+    def __init__(self, variant: _Optional[_Union[Variant, str]] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., placements: _Optional[_Iterable[str]] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., turn: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., budget: _Optional[_Union[SolveBudget, _Mapping]] = ...) -> None: ...
+
+class MoveValue(_message.Message):
+    __slots__ = ("move", "exact", "value", "low", "high")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    move: Move
+    exact: bool
+    value: float
+    low: float
+    high: float
+    def __init__(self, move: _Optional[_Union[Move, _Mapping]] = ..., exact: _Optional[bool] = ..., value: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+
+class SolveResponse(_message.Message):
+    __slots__ = ("moves", "solved", "best", "value", "low", "high", "nodes", "line_moves")
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    SOLVED_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    LINE_MOVES_FIELD_NUMBER: _ClassVar[int]
+    moves: _containers.RepeatedCompositeFieldContainer[MoveValue]
+    solved: bool
+    best: Move
+    value: float
+    low: float
+    high: float
+    nodes: int
+    line_moves: _containers.RepeatedCompositeFieldContainer[Move]
+    def __init__(self, moves: _Optional[_Iterable[_Union[MoveValue, _Mapping]]] = ..., solved: _Optional[bool] = ..., best: _Optional[_Union[Move, _Mapping]] = ..., value: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., nodes: _Optional[int] = ..., line_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ...) -> None: ...
+
 class AnalyzeRequest(_message.Message):
     __slots__ = ("match_id", "token", "budget", "policy", "seed")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]

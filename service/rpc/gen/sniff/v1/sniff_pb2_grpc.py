@@ -106,6 +106,11 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
                 _registered_method=True)
+        self.Solve = channel.unary_unary(
+                '/sniff.v1.SniffService/Solve',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.SolveRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.SolveResponse.FromString,
+                _registered_method=True)
         self.GetLogKey = channel.unary_unary(
                 '/sniff.v1.SniffService/GetLogKey',
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.GetLogKeyRequest.SerializeToString,
@@ -387,6 +392,29 @@ class SniffServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Solve(self, request, context):
+        """The exact value of every legal move of a position given whole: every
+        hand and the boneyard in draw order (docs/analysis.md, "Exact
+        endgames"). Every seat is taken to see every tile and to play perfectly
+        for its side (with two seats and an empty boneyard that is what the
+        players know; otherwise it is the double-dummy value). A move's value
+        is the round's net result from now for the mover's side, as Analyze's
+        equity, under perfect play. Two sides (2 or 4 seats): minimax; three:
+        each side maximises its own value, ties to the first move in canonical
+        order. The search is bounded (SolveBudget) and runs in Analyze's worker
+        pool; when the budget runs out the answer says `solved` false and gives
+        the bounds proven, never an unproven value. No token is needed.
+
+        Errors: INVALID_ARGUMENT (ERROR_REASON_BAD_ARGUMENT) for a position no
+        round can hold (a tile twice or missing, placements that build no
+        lawful layout, a score at the target, a blocked round) or a budget out
+        of bounds; ERROR_REASON_MALFORMED_MOVE for a placement or tile that
+        cannot be parsed; RESOURCE_EXHAUSTED as Analyze.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetLogKey(self, request, context):
         """Returns the service's public key, its log id and the latest signed tree
         head of its tree of finished matches. No token needed. Errors:
@@ -491,6 +519,11 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.AnalyzePosition,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.SerializeToString,
+            ),
+            'Solve': grpc.unary_unary_rpc_method_handler(
+                    servicer.Solve,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.SolveRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.SolveResponse.SerializeToString,
             ),
             'GetLogKey': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLogKey,
@@ -888,6 +921,33 @@ class SniffService:
             '/sniff.v1.SniffService/AnalyzePosition',
             sniff_dot_v1_dot_sniff__pb2.AnalyzePositionRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.AnalyzePositionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Solve(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/Solve',
+            sniff_dot_v1_dot_sniff__pb2.SolveRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.SolveResponse.FromString,
             options,
             channel_credentials,
             insecure,
