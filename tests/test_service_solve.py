@@ -25,7 +25,7 @@ def request_of(match: Match, **budget: int) -> pb.SolveRequest:
         for mask in state.hands
     ]
     msg = pb.SolveRequest(
-        variant=pb.Variant.Value(f"VARIANT_{match.variant.name.upper()}"),
+        variant=f"VARIANT_{match.variant.name.upper()}",
         seat_count=match.seats,
         target=match.target,
         scores=[match.scores[match.teams[s]] for s in range(match.seats)],
