@@ -47,6 +47,7 @@ from sniff.moves import Move, MoveKind
 from sniff.playout import POLICIES, PlayoutState, Policy
 from sniff.rules import team_count
 from sniff.sampler import Sampler
+from sniff.solver import Budget, NotSolved, solve
 from sniff.tiles import BIT
 from sniff.view import SeatView
 
@@ -186,6 +187,39 @@ def equities(
         if deadline is not None and done >= MIN_ROLLOUTS and clock() >= deadline:
             break
     return _summarize(moves, values, done, str(pol), seed)
+
+
+EXACT: Final = "exact"
+"""The `policy` of `Equities` that were computed, not estimated (`exact_equities`)."""
+
+
+def exact_equities(view: SeatView, budget: Budget) -> Equities | None:
+    """The exact value of each of the viewer's legal moves when the view shows every tile:
+    two seats and an empty boneyard, where the other hand is every tile neither on the
+    layout nor the viewer's (docs/analysis.md, "Exact endgames"). The value is the equity
+    under perfect play by both seats, where `equities` estimates it under a policy's play.
+
+    `Equities` like `equities`' (best first, ties in canonical order) with no standard
+    error, `EXACT` as the policy and no rollouts; None when some tile is hidden from the
+    viewer or `budget` runs out first (then the caller estimates by rollouts)."""
+    if view.viewer is None or view.phase is not Phase.PLAYING or view.turn != view.viewer:
+        raise NotToPlay("the analysis is made for the seat to play, from its own view")
+    if view.seats != 2 or view.boneyard_size:
+        return None
+    deal = Sampler(view).sample(random.Random(0))  # the one deal the view allows
+    state = _Determinizer(view).state(deal)
+    try:
+        solution = solve(state, budget)
+    except NotSolved:
+        return None
+    ranked = sorted(enumerate(solution.moves), key=lambda e: (-e[1].value, e[0]))
+    top = ranked[0][1].value
+    return Equities(
+        tuple(MoveEquity(m.move, m.value, 0.0, top - m.value, 0.0) for _, m in ranked),
+        0,
+        EXACT,
+        0,
+    )
 
 
 def _mean_se(values: Sequence[float]) -> tuple[float, float]:

@@ -66,6 +66,13 @@ WORKERS_MAX = 256
     show_default=True,
     help="Keep the results as Parquet under <db>.analysis/ (or <FILE>.analysis/).",
 )
+@click.option(
+    "--exact/--no-exact",
+    default=True,
+    show_default=True,
+    help="Solve exactly the decisions where the mover sees every tile (2 seats, an empty "
+    "boneyard): values under perfect play, no standard error (column exact).",
+)
 @progress_option
 @db_option
 def analyze(
@@ -80,6 +87,7 @@ def analyze(
     store: bool,
     progress: bool,
     db_path: str,
+    exact: bool,
 ) -> None:
     """What each move was worth: equity by rollouts at every decision of a match.
 
@@ -131,7 +139,7 @@ def analyze(
                 raise Misuse(
                     f"--seat {seat}: match {spec.match_id} has seats 0 to {spec.seats - 1}"
                 )
-    settings = Settings(rollouts, policy, seed)
+    settings = Settings(rollouts, policy, seed, exact)
     total = count_decisions(specs, seat)
     bar = Progress(progress, "analysing", unit="decisions")
     bar.start(total)
@@ -152,6 +160,7 @@ def analyze(
                 "rollouts": rollouts,
                 "policy": policy,
                 "seed": seed,
+                "exact": exact,
                 "seat": seat,
                 "large_loss": LARGE_LOSS,
                 "error_se": ERROR_SE,
@@ -182,10 +191,11 @@ def analyze(
             f"{r.loss:.2f}",
             f"{r.loss_se:.2f}",
             "LARGE" if r.large else "error" if r.error else "",
+            "exact" if r.exact else "rollouts",
         ]
         for r in results
     ]
-    header = ["match", "round.action", "seat", "played", "best", "lost", "se", "flag"]
+    header = ["match", "round.action", "seat", "played", "best", "lost", "se", "flag", "by"]
     click.echo(render_table(header, shown))
     click.echo(
         render_table(
@@ -221,7 +231,7 @@ _ANALYSIS_HELP = """Run SQL over the analyses `sniff analyze` stored.
 Two views: `decisions` (one row a decision: match_id, seats, variant,
 round, action, move_number, seat, player, legal, played, best,
 played_equity, played_se, best_equity, best_se, loss, loss_se, error,
-large, decision_seed, rollouts, policy, seed) and `moves` (one row a legal
+large, decision_seed, exact, rollouts, policy, seed) and `moves` (one row a legal
 move of each decision: match_id, round, action, seat, move, rank, equity,
 se, loss, loss_se, played, rollouts, policy, seed). docs/analysis.md
 describes each column.

@@ -29,8 +29,9 @@ from typing import Any, Final
 
 from analysis.rollout.source import MatchSpec
 from sniff import Deal, Move, view
-from sniff.rollout import Equities, equities
+from sniff.rollout import Equities, equities, exact_equities
 from sniff.seeds import decision_seed
+from sniff.solver import Budget
 from sniff.view import SeatView
 
 LARGE_LOSS: Final = 5.0
@@ -39,6 +40,10 @@ ERROR_SE: Final = 2.0
 """An error: the loss exceeds this many standard errors of the difference."""
 CHUNK: Final = 8
 """Decisions per unit of work when one match is split over workers."""
+EXACT_NODES: Final = 200_000
+"""The exact solver's budget per decision: two-seat endgames from the moment the boneyard
+is empty take a few thousand nodes at most (scripts/bench_solver.py); a decision it cannot
+solve within this is estimated by rollouts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +53,15 @@ class Settings:
     rollouts: int
     policy: str = "greedy"
     seed: int = 0
+    exact: bool = True
+    """Exact values where the mover sees every tile (two seats, an empty boneyard)."""
 
     @property
     def tag(self) -> str:
-        """The settings as a file name part: `rollouts-200_greedy_seed-0`."""
-        return f"rollouts-{self.rollouts}_{self.policy}_seed-{self.seed}"
+        """The settings as a file name part: `rollouts-200_greedy_seed-0` (with
+        `_rollouts-only` when exact values are not used)."""
+        tag = f"rollouts-{self.rollouts}_{self.policy}_seed-{self.seed}"
+        return tag if self.exact else f"{tag}_rollouts-only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +116,8 @@ class DecisionResult:
     error: bool
     large: bool
     decision_seed: int
+    exact: bool = False
+    """The values are exact (the solver's), not estimated: every standard error is 0."""
     moves: tuple[MoveRow, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
@@ -134,6 +145,7 @@ DECISION_COLUMNS: Final = (
     "error",
     "large",
     "decision_seed",
+    "exact",
 )
 
 
@@ -154,11 +166,17 @@ def decisions_of(spec: MatchSpec, seat: int | None = None) -> Iterator[Decision]
 
 def analyse_decision(spec: MatchSpec, decision: Decision, settings: Settings) -> DecisionResult:
     seed = decision_seed(settings.seed, spec.match_id, decision.round, decision.action)
+    if settings.exact:
+        exact = exact_equities(decision.view, Budget(nodes=EXACT_NODES))
+        if exact is not None:
+            return result_of(spec, decision, exact, seed, exact=True)
     result = equities(decision.view, rollouts=settings.rollouts, policy=settings.policy, seed=seed)
     return result_of(spec, decision, result, seed)
 
 
-def result_of(spec: MatchSpec, decision: Decision, result: Equities, seed: int) -> DecisionResult:
+def result_of(
+    spec: MatchSpec, decision: Decision, result: Equities, seed: int, exact: bool = False
+) -> DecisionResult:
     played = result.of(decision.played)
     best = result.best
     error = played.loss > 0 and played.loss > ERROR_SE * played.loss_se
@@ -181,6 +199,7 @@ def result_of(spec: MatchSpec, decision: Decision, result: Equities, seed: int) 
         error=error,
         large=error and played.loss > LARGE_LOSS,
         decision_seed=seed,
+        exact=exact,
         moves=tuple(
             MoveRow(
                 str(e.move),

@@ -57,6 +57,7 @@ _TYPES: dict[str, pa.DataType] = {
     "error": pa.bool_(),
     "large": pa.bool_(),
     "decision_seed": pa.uint64(),
+    "exact": pa.bool_(),
 }
 DECISION_SCHEMA = pa.schema(
     [
