@@ -231,7 +231,7 @@ _ANALYSIS_HELP = """Run SQL over the analyses `sniff analyze` stored.
 Two views: `decisions` (one row a decision: match_id, seats, variant,
 round, action, move_number, seat, player, legal, played, best,
 played_equity, played_se, best_equity, best_se, loss, loss_se, error,
-large, decision_seed, exact, rollouts, policy, seed) and `moves` (one row a legal
+large, decision_seed, exact, phase, rollouts, policy, seed) and `moves` (one row a legal
 move of each decision: match_id, round, action, seat, move, rank, equity,
 se, loss, loss_se, played, rollouts, policy, seed). docs/analysis.md
 describes each column.

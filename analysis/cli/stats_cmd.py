@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from analysis.cli.errors import Misuse
+from analysis.cli.errors import Misuse, first_line
 from analysis.cli.formats import aligned, cell_text, format_option, write_csv, write_json
 from analysis.cli.options import db_option, progress_option, workers_option
 from analysis.stats.store import FactsStore, StatsError
@@ -529,3 +529,124 @@ def summary_cmd(
         ]
         headers = ["seats", "by", "level", "n", "value", "ci_low", "ci_high", "interval"]
         click.echo(render_table(headers, cells, {3, 4, 5, 6}))
+
+
+_PLAYER_SHOWN = (
+    ("player", "player"),
+    ("phase", "phase"),
+    ("matches", "matches"),
+    ("decisions", "decisions"),
+    ("rating", "rating"),
+    ("rating_low", "low"),
+    ("rating_high", "high"),
+    ("error_rate", "errors"),
+    ("accuracy", "accuracy"),
+    ("exact", "exact"),
+)
+
+
+@stats.command("players")
+@click.option(
+    "--records",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="The analyses of this records file (default: those of --db).",
+)
+@click.option(
+    "--run", default=None, help="Only the matches of this run (simulation or tournament)."
+)
+@click.option(
+    "--since",
+    type=click.DateTime(),
+    default=None,
+    help="Only the matches created at or after this time (UTC), e.g. 2026-12-01.",
+)
+@click.option("--rollouts", type=int, default=None, help="Only analyses of this many rollouts.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="... of this seed.")
+@format_option("table", "csv", "json", csv="one row a player and phase", json="an array of rows")
+@db_option
+def players_cmd(
+    records: str | None,
+    run: str | None,
+    since: Any,
+    rollouts: int | None,
+    seed: int | None,
+    fmt: str,
+    db_path: str,
+) -> None:
+    """How well each player decided, over the decisions `sniff analyze` stored: per player,
+    over all its decisions and per phase (the lead, Sniff decisions, play with the boneyard
+    open, with it empty), its performance rating (100 x mean equity lost a decision; 0 is
+    perfect), error rate and accuracy (the best move played), with 95% intervals clustered
+    by match (docs/analysis.md, Performance).
+
+    Example: sniff stats players --run tournament-3f2a9c0d1e
+    """
+    import duckdb
+
+    from analysis.rollout.store import NoAnalyses, store_root
+    from analysis.stats.players import COLUMNS, performance
+
+    if records is not None and (run is not None or since is not None):
+        raise Misuse("--run and --since select matches of the log: leave out --records")
+    match_ids = None
+    if run is not None or since is not None:
+        match_ids = _log_match_ids(db_path, run, since)
+    root = store_root(records if records is not None else db_path)
+    try:
+        result = performance(root, match_ids=match_ids, rollouts=rollouts, seed=seed)
+    except NoAnalyses as e:
+        raise Misuse(str(e)) from None
+    except ValueError as e:
+        raise Misuse(str(e)) from None
+    except duckdb.Error as e:
+        raise Misuse(f"the stored analyses cannot be read: {first_line(str(e))}") from None
+    chosen = result.settings
+    said = f"{chosen.rollouts} rollouts, {chosen.policy}, seed {chosen.seed}" + (
+        ", rollouts only" if chosen.rollouts_only else ", exact where possible"
+    )
+    if result.settings_found > 1:
+        click.echo(
+            f"Note: the store holds {result.settings_found} sets of settings; using {said} "
+            "(the most decisions; choose with --rollouts and --seed)",
+            err=True,
+        )
+    if fmt != "table":
+        _write_long(result.rows, COLUMNS, fmt)
+        return
+    click.echo(f"analyses of {said}; rating = 100 x mean equity lost a decision, 95% CI by match")
+    cells = [
+        [
+            _text(r[key])
+            if key in ("player", "phase", "matches", "decisions", "exact")
+            else _number(r[key], 3 if key in ("error_rate", "accuracy") else 1)
+            for key, _ in _PLAYER_SHOWN
+        ]
+        for r in result.rows
+    ]
+    click.echo(
+        render_table([h for _, h in _PLAYER_SHOWN], cells, set(range(2, len(_PLAYER_SHOWN))))
+    )
+
+
+def _log_match_ids(db_path: str, run: str | None, since: Any) -> list[str]:
+    """The log's matches of `run` and/or created since `since` (read as every command reads
+    the log: through its service, or the file)."""
+    from datetime import UTC
+
+    from analysis.logquery import NoLog, query_log
+    from service.storage import StorageError
+
+    sql = (
+        "SELECT match_id FROM matches WHERE ($1::VARCHAR IS NULL OR run_id = $1) "
+        "AND ($2::TIMESTAMPTZ IS NULL OR created_at >= $2) ORDER BY match_id"
+    )
+    when = None if since is None else since.replace(tzinfo=UTC)
+    try:
+        table, _ = query_log(db_path, sql, [run, when])
+    except (NoLog, StorageError) as e:
+        raise Misuse(str(e)) from None
+    ids = [str(m) for m in table.column(0).to_pylist()]
+    if not ids:
+        raise Misuse("no match of the log is selected by --run and --since")
+    return ids

@@ -32,6 +32,7 @@ from sniff import Deal, Move, view
 from sniff.rollout import Equities, equities, exact_equities
 from sniff.seeds import decision_seed
 from sniff.solver import Budget
+from sniff.tiles import IS_DOUBLE
 from sniff.view import SeatView
 
 LARGE_LOSS: Final = 5.0
@@ -62,6 +63,24 @@ class Settings:
         `_rollouts-only` when exact values are not used)."""
         tag = f"rollouts-{self.rollouts}_{self.policy}_seed-{self.seed}"
         return tag if self.exact else f"{tag}_rollouts-only"
+
+
+PHASES: Final = ("lead", "sniff", "open", "empty")
+"""The phases of play a decision is counted in (docs/analysis.md, "Performance"): the
+round's lead; a Sniff decision (before the Sniff, the mover may place a double and a
+non-double, as the statistics count them); otherwise play with the boneyard open, or empty."""
+
+
+def phase_of(view: SeatView) -> str:
+    """The phase of the decision `view` shows (its seat to play)."""
+    if not view.placements:
+        return "lead"
+    if view.sniff_index < 0 and view.drawn is None:
+        tiles = {m.tile for m in view.legal if m.is_placement and m.tile is not None}
+        doubles = {t for t in tiles if IS_DOUBLE[t]}
+        if doubles and doubles != tiles:
+            return "sniff"
+    return "open" if view.boneyard_size else "empty"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +137,8 @@ class DecisionResult:
     decision_seed: int
     exact: bool = False
     """The values are exact (the solver's), not estimated: every standard error is 0."""
+    phase: str = ""
+    """`PHASES`: the lead, a Sniff decision, play with the boneyard open or empty."""
     moves: tuple[MoveRow, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
@@ -146,6 +167,7 @@ DECISION_COLUMNS: Final = (
     "large",
     "decision_seed",
     "exact",
+    "phase",
 )
 
 
@@ -200,6 +222,7 @@ def result_of(
         large=error and played.loss > LARGE_LOSS,
         decision_seed=seed,
         exact=exact,
+        phase=phase_of(decision.view),
         moves=tuple(
             MoveRow(
                 str(e.move),

@@ -37,6 +37,7 @@ _SETTINGS = [
     pa.field("rollouts", pa.int32(), nullable=False),
     pa.field("policy", pa.string(), nullable=False),
     pa.field("seed", pa.uint64(), nullable=False),
+    pa.field("rollouts_only", pa.bool_(), nullable=False),
 ]
 _TYPES: dict[str, pa.DataType] = {
     "match_id": pa.string(),
@@ -58,6 +59,7 @@ _TYPES: dict[str, pa.DataType] = {
     "large": pa.bool_(),
     "decision_seed": pa.uint64(),
     "exact": pa.bool_(),
+    "phase": pa.string(),
 }
 DECISION_SCHEMA = pa.schema(
     [
@@ -128,7 +130,12 @@ def write_results(
 
 
 def _settings_values(settings: Settings) -> dict[str, Any]:
-    return {"rollouts": settings.rollouts, "policy": settings.policy, "seed": settings.seed}
+    return {
+        "rollouts": settings.rollouts,
+        "policy": settings.policy,
+        "seed": settings.seed,
+        "rollouts_only": not settings.exact,
+    }
 
 
 def _decision_table(
