@@ -206,6 +206,14 @@ def matches(
 @click.option("--tally", is_flag=True, help="Draw the traditional tally (docs/rules.md §9).")
 @click.option("--svg", "svg_path", metavar="FILE", help="Write the position as SVG.")
 @click.option("--html", "html_path", metavar="FILE", help="Write the whole match as an HTML page.")
+@click.option(
+    "--analysis/--no-analysis",
+    "with_analysis",
+    default=True,
+    show_default=True,
+    help="With --html: mark each decision's equity lost and best move, from what sniff "
+    "analyze stored for the match (if it did).",
+)
 @db_option
 def replay(
     match_id: str,
@@ -216,6 +224,7 @@ def replay(
     tally: bool,
     svg_path: str | None,
     html_path: str | None,
+    with_analysis: bool,
     db_path: str,
 ) -> None:
     """Replay a match step by step: moves, layout, open sides, counted ends, points, scores.
@@ -256,7 +265,8 @@ def replay(
     if html_path is not None:
         from analysis.replay.html import match_page
 
-        _write(html_path, match_page(rp))
+        judged = _stored_analysis(db_path, match_id) if with_analysis else None
+        _write(html_path, match_page(rp, judged))
         wrote = True
     if wrote:
         return
@@ -271,3 +281,23 @@ def replay(
     from analysis.replay.text import replay_text
 
     click.echo(replay_text(rp, steps, tally=tally, at=at is not None))
+
+
+def _stored_analysis(db_path: str, match_id: str) -> Any:
+    """What `sniff analyze` stored of the match beside the log (None if nothing), said on
+    stderr: the page marks it."""
+    import duckdb
+
+    from analysis.rollout.store import NoAnalyses, match_analysis, store_root
+
+    try:
+        judged, said = match_analysis(store_root(db_path), match_id)
+    except NoAnalyses:
+        return None
+    except duckdb.Error as e:
+        click.echo(f"Note: the stored analyses cannot be read, none shown: {e}", err=True)
+        return None
+    click.echo(
+        f"Note: the page shows the stored analysis of {len(judged)} decisions ({said})", err=True
+    )
+    return judged

@@ -42,6 +42,9 @@ button{font-size:16px;min-width:36px}
 #moves span.cur{background:#2f4f3a;color:#fff}
 #moves span.pts{color:#b35c00}
 #note{color:#8a4b00}
+#moves span.err{text-decoration:underline wavy #c0392b}
+#moves span.large{background:#f6d4cf}
+#decision .lost{font-weight:bold;color:#c0392b}
 """
 
 _SCRIPT = r"""
@@ -79,6 +82,17 @@ function show(i) {
     body.appendChild(tr);
   });
   text('boneyard', s.boneyard);
+  const a = s.a, dec = document.getElementById('decision');
+  if (!a) {
+    dec.textContent = D.analysed ? 'no decision (one legal move)' : 'not analysed';
+  } else {
+    const how = a.exact ? 'exact' : '\u00b1 ' + a.loss_se.toFixed(2);
+    dec.innerHTML = 'best <b>' + a.best + '</b> (equity ' + a.best_equity.toFixed(2) +
+      ')<br>played ' + s.move + ': ' + (a.loss > 0 ? '<span class="lost">lost ' +
+      a.loss.toFixed(2) + '</span> ' + how : 'the best') +
+      (a.flag ? ' \u2014 ' + a.flag : '') + '<br><small>' + a.phase + ', ' +
+      (a.exact ? 'solved exactly' : a.rollouts + ' rollouts') + '</small>';
+  }
   let status = '';
   if (s.round_end) {
     const e = s.round_end;
@@ -130,7 +144,12 @@ def _viewbox(geometry: Geometry) -> list[float]:
     return [round(box.x, 2), round(box.y, 2), round(box.w, 2), round(box.h, 2)]
 
 
-def _page_data(replay: Replay) -> dict[str, Any]:
+Analysis = dict[tuple[int, int], dict[str, Any]]
+"""A stored analysis of the match's decisions by (round, action): what the page shows of
+each (`analysis.replay.source.stored_analysis`)."""
+
+
+def _page_data(replay: Replay, analysis: Analysis | None = None) -> dict[str, Any]:
     rounds: dict[int, dict[str, Any]] = {}
     steps: list[dict[str, Any]] = []
     geometries: dict[int, Geometry] = {}
@@ -175,15 +194,25 @@ def _page_data(replay: Replay) -> dict[str, Any]:
                 "k": k,
                 "m": keys,
                 "vb": _viewbox(prefix),
+                **(
+                    {"a": analysis[(step.round, step.action)]}
+                    if analysis and (step.round, step.action) in analysis
+                    else {}
+                ),
             }
         )
     ordered = [
         rounds.get(r, {"tiles": [], "marks": {}}) for r in range(max(rounds, default=-1) + 1)
     ]
-    return {"info": replay.info.to_json(), "rounds": ordered, "steps": steps}
+    return {
+        "info": replay.info.to_json(),
+        "rounds": ordered,
+        "steps": steps,
+        "analysed": analysis is not None,
+    }
 
 
-def _move_list(replay: Replay) -> str:
+def _move_list(replay: Replay, analysis: Analysis | None = None) -> str:
     parts: list[str] = []
     current = -1
     for step in replay.steps:
@@ -193,20 +222,26 @@ def _move_list(replay: Replay) -> str:
         label = step.move
         if step.kind == "draw" and step.drawn:
             label = f"draw {step.drawn}"
-        cls = ' class="pts"' if step.points else ""
+        classes = ["pts"] if step.points else []
         title = f"step {step.n}, seat {step.seat}" + (
             f", {step.points} points" if step.points else ""
         )
+        judged = (analysis or {}).get((step.round, step.action))
+        if judged is not None and judged["flag"]:
+            classes.append("large" if judged["flag"] == "large loss" else "err")
+            title += f", lost {judged['loss']:.2f} (best {judged['best']})"
+        cls = f' class="{" ".join(classes)}"' if classes else ""
         parts.append(
             f'<span data-step="{step.n}"{cls} title="{escape(title)}">{escape(label)}</span>'
         )
     return "".join(parts)
 
 
-def match_page(replay: Replay) -> str:
-    """The page (see the module's doc)."""
+def match_page(replay: Replay, analysis: Analysis | None = None) -> str:
+    """The page (see the module's doc); with `analysis`, each decision's equity lost and best
+    move beside the step, and the errors marked in the move list."""
     info = replay.info
-    data = json.dumps(_page_data(replay), separators=(",", ":")).replace("</", "<\\/")
+    data = json.dumps(_page_data(replay, analysis), separators=(",", ":")).replace("</", "<\\/")
     result = ""
     if info.finished and info.scores is not None:
         result = f" · seat {info.winner} won, scores {' '.join(str(s) for s in info.scores)}"
@@ -241,7 +276,8 @@ def match_page(replay: Replay) -> str:
 <div>boneyard <b id="boneyard"></b> tiles</div>
 <div id="status"></div></div>
 <div class="panel"><h2>Scores</h2><table id="scores"><tbody></tbody></table></div>
-<div class="panel"><h2>Moves</h2><div id="moves">{_move_list(replay)}</div></div>
+<div class="panel"><h2>Decision</h2><div id="decision"></div></div>
+<div class="panel"><h2>Moves</h2><div id="moves">{_move_list(replay, analysis)}</div></div>
 </div></main>
 <script type="application/json" id="replay-data">{data}</script>
 <script>{_SCRIPT}</script>

@@ -197,3 +197,35 @@ def query_analyses(root: Path, sql: str, params: Sequence[Any] = ()) -> tuple[li
         return columns, cursor.fetchall()
     finally:
         con.close()
+
+
+def match_analysis(root: Path, match_id: str) -> tuple[dict[tuple[int, int], dict[str, Any]], str]:
+    """The stored analysis of one match's decisions by (round, action), under the settings
+    that hold most of them, and those settings in words; NoAnalyses when none is stored."""
+    from analysis.sqlfiles import named_queries
+
+    sql = named_queries("analysis.rollout", "stored.sql")["match_decisions"]
+    columns, rows = query_analyses(root, sql, [match_id])
+    if not rows:
+        raise NoAnalyses(f"no analysis of match {match_id} is stored under {root}")
+    out: dict[tuple[int, int], dict[str, Any]] = {}
+    for row in rows:
+        d = dict(zip(columns, row, strict=True))
+        d["flag"] = "large loss" if d["large"] else "error" if d["error"] else ""
+        out[(int(d["round"]), int(d["action"]))] = {
+            k: d[k]
+            for k in (
+                "best",
+                "best_equity",
+                "played_equity",
+                "loss",
+                "loss_se",
+                "exact",
+                "phase",
+                "flag",
+                "rollouts",
+            )
+        }
+    first = dict(zip(columns, rows[0], strict=True))
+    said = f"{first['rollouts']} rollouts, {first['policy']}, seed {first['seed']}"
+    return out, said
