@@ -44,6 +44,7 @@ button{font-size:16px;min-width:36px}
 #note{color:#8a4b00}
 #moves span.err{text-decoration:underline wavy #c0392b}
 #moves span.large{background:#f6d4cf}
+#moves span.large.cur{background:#2f4f3a}
 #decision .lost{font-weight:bold;color:#c0392b}
 """
 
