@@ -397,23 +397,7 @@ def chunks_in_log(settings: RunSettings, stored_ids: Iterable[str]) -> set[int]:
 
 def ray_map(address: str, jobs: list[Job], workers: int) -> Generator[ChunkDone, None, None]:
     """`play_chunk` for every job as Ray tasks, yielded as they finish."""
-    import ray
+    from analysis.parallel import ray_unordered
 
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-        elif address == "auto":
-            ray.init(include_dashboard=False, log_to_driver=False)  # RAY_ADDRESS, or a new one
-        else:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    task = ray.remote(play_chunk)
-    pending = [task.remote(job) for job in jobs]
-    try:
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                yield ray.get(ref)
-    finally:
-        for ref in pending:
-            with contextlib.suppress(Exception):
-                ray.cancel(ref)
+    for _, done in ray_unordered(play_chunk, jobs, address, workers):
+        yield done

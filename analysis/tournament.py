@@ -249,6 +249,7 @@ def play(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     committed: SeedsCommitment | None = None,
+    ray_address: str | None = None,
 ) -> tuple[list[Played], pa.Table]:
     """Every match of the tournament, in deal then rotation order, and their events, logged
     under `committed` (a new commitment when none is given: the caller who publishes it
@@ -261,7 +262,9 @@ def play(
     jobs = ((settings, committed, chunk) for chunk in chunked(range(settings.deals), size))
     played: list[Played] = []
     tables: list[pa.Table] = []
-    for p, table in ordered_map(_play_chunk, jobs, workers, preload=(__name__,)):
+    for p, table in ordered_map(
+        _play_chunk, jobs, workers, preload=(__name__,), ray_address=ray_address
+    ):
         played += p
         tables.append(table)
         if progress is not None:

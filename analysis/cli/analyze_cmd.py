@@ -10,7 +10,14 @@ import click
 
 from analysis.cli.errors import Misuse, first_line
 from analysis.cli.formats import format_option, json_line, render_table, write_csv, write_result
-from analysis.cli.options import db_option, progress_option, result_format_option, seed_option
+from analysis.cli.options import (
+    db_option,
+    need_ray,
+    progress_option,
+    ray_option,
+    result_format_option,
+    seed_option,
+)
 from analysis.cli.params import HELP as PARAM_HELP
 from analysis.cli.params import PARAM
 from analysis.cli.progress import Progress
@@ -73,6 +80,7 @@ WORKERS_MAX = 256
     help="Solve exactly the decisions where the mover sees every tile (2 seats, an empty "
     "boneyard): values under perfect play, no standard error (column exact).",
 )
+@ray_option
 @progress_option
 @db_option
 def analyze(
@@ -88,6 +96,7 @@ def analyze(
     progress: bool,
     db_path: str,
     exact: bool,
+    ray_address: str | None,
 ) -> None:
     """What each move was worth: equity by rollouts at every decision of a match.
 
@@ -139,12 +148,20 @@ def analyze(
                 raise Misuse(
                     f"--seat {seat}: match {spec.match_id} has seats 0 to {spec.seats - 1}"
                 )
+    need_ray(ray_address)
     settings = Settings(rollouts, policy, seed, exact)
     total = count_decisions(specs, seat)
     bar = Progress(progress, "analysing", unit="decisions")
     bar.start(total)
     try:
-        results = analyse(specs, settings, seat=seat, workers=workers, progress=bar.update)
+        results = analyse(
+            specs,
+            settings,
+            seat=seat,
+            workers=workers,
+            progress=bar.update,
+            ray_address=ray_address,
+        )
     finally:
         bar.finish()
     if store:

@@ -190,6 +190,28 @@ workers_option = click.option(
     help="Processes that replay matches, 1 to 64. Default: one per core.",
 )
 
+ray_option = click.option(
+    "--ray",
+    "ray_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Run the work as Ray tasks on this cluster ('local' starts one here, 'auto' finds "
+    "one); the same results as local workers. Needs pip install '.[cluster]'.",
+)
+
+
+def need_ray(address: str | None) -> None:
+    """Refuse --ray, in one line, when Ray is not installed."""
+    if address is None:
+        return
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        from analysis.cli.errors import Misuse
+
+        raise Misuse("--ray needs Ray: pip install 'american-sniff[cluster]'") from None
+
+
 progress_option = click.option(
     "--progress",
     is_flag=True,

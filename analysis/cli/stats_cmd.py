@@ -13,7 +13,13 @@ import click
 
 from analysis.cli.errors import Misuse, first_line
 from analysis.cli.formats import aligned, cell_text, format_option, write_csv, write_json
-from analysis.cli.options import db_option, progress_option, workers_option
+from analysis.cli.options import (
+    db_option,
+    need_ray,
+    progress_option,
+    ray_option,
+    workers_option,
+)
 from analysis.stats.store import FactsStore, StatsError
 from analysis.stats.timing import COLUMNS, ROUND_FACT_COLUMNS, Filters
 from sniff import VARIANTS
@@ -237,6 +243,7 @@ def stats() -> None:
     help="With --counterfactual: also write every decision's rollout comparison to this CSV.",
 )
 @workers_option
+@ray_option
 @progress_option
 def sniff_timing_cmd(
     db_path: str,
@@ -257,6 +264,7 @@ def sniff_timing_cmd(
     seed: int,
     decisions_out: str | None,
     workers: int | None,
+    ray_address: str | None,
     progress: bool,
 ) -> None:
     """The observed Sniff-timing value by bucket, the holding value by outcome (docs/statistics.md).
@@ -288,6 +296,9 @@ def sniff_timing_cmd(
         )
     if decisions_out is not None and not counterfactual:
         raise Misuse("--decisions lists the --counterfactual decisions: add --counterfactual")
+    if ray_address is not None and not counterfactual:
+        raise Misuse("--ray runs the --counterfactual rollouts: add --counterfactual")
+    need_ray(ray_address)
     kept: list[Any] | None = [] if counterfactual else None
     cf_rows: list[dict[str, Any]] | None = None
     cf_cells: dict[Any, Any] = {}
@@ -302,7 +313,15 @@ def sniff_timing_cmd(
             raise Misuse(str(e)) from None
         if counterfactual:
             cf_rows, cf_cells = _counterfactual(
-                store, kept or [], result.rows, rollouts, seed, workers, progress, decisions_out
+                store,
+                kept or [],
+                result.rows,
+                rollouts,
+                seed,
+                workers,
+                progress,
+                decisions_out,
+                ray_address,
             )
     if rounds_facts:
         if fmt == "table":
@@ -383,6 +402,7 @@ def _counterfactual(
     workers: int | None,
     progress: bool,
     decisions_out: str | None,
+    ray_address: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
     """The observed rows with their counterfactual columns, and the cells by row key."""
     from analysis.cli.progress import Progress
@@ -392,7 +412,9 @@ def _counterfactual(
     bar = Progress(progress, "rollouts")
     bar.start(max(1, -(-len(kept) // 4)))
     try:
-        gains = gains_of(store, kept, rollouts, seed, workers or default_workers(), bar.update)
+        gains = gains_of(
+            store, kept, rollouts, seed, workers or default_workers(), bar.update, ray_address
+        )
     finally:
         bar.finish()
     cells, decisions = cf_cells(store, gains)

@@ -14,7 +14,9 @@ from analysis.cli.formats import format_option, json_line, render_table, write_c
 from analysis.cli.options import (
     SEED_MAX,
     db_option,
+    need_ray,
     progress_option,
+    ray_option,
     round_limit_option,
     seed_option,
     target_option,
@@ -67,6 +69,7 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
     json="one document: settings, results, head to head",
 )
 @progress_option
+@ray_option
 @tls_ca_option
 def tournament(
     bots_text: str,
@@ -80,6 +83,7 @@ def tournament(
     db_path: str,
     fmt: str,
     progress: bool,
+    ray_address: str | None,
     tls_ca: str | None,
 ) -> None:
     """Play a duplicate tournament between bots and log every match.
@@ -113,6 +117,7 @@ def tournament(
         raise Misuse(str(e)) from None
     if seed + deals - 1 > SEED_MAX:
         raise Misuse(f"--seed {seed} with --deals {deals} runs past the largest seed (2^64-1)")
+    need_ray(ray_address)
     committed = SeedsCommitment.new(settings)
     click.echo(
         f"{settings.id}: commitment to its {deals} deal seeds {committed.commitment.hex()}"
@@ -128,6 +133,7 @@ def tournament(
             workers=workers or default_workers(),
             progress=bar.update,
             committed=committed,
+            ray_address=ray_address,
         )
     except KeyboardInterrupt:
         raise Misuse("interrupted: nothing was logged") from None

@@ -261,6 +261,10 @@ def run_unit(unit: Unit, settings: Settings) -> list[DecisionResult]:
     return out
 
 
+def _run_job(job: tuple[Unit, Settings]) -> list[DecisionResult]:
+    return run_unit(*job)
+
+
 def plan(specs: Sequence[MatchSpec], seat: int | None, workers: int) -> list[Unit]:
     """Units of work: whole matches when there are many, chunks of decisions when few."""
     units = []
@@ -280,14 +284,23 @@ def analyse(
     seat: int | None = None,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
+    ray_address: str | None = None,
 ) -> list[DecisionResult]:
     """Every decision of `specs` (of `seat` only, if given), on `workers` processes (default:
-    every core), in match order then play order. `progress(n)` is told of every n decisions
-    done."""
+    every core) or as Ray tasks (`ray_address`), in match order then play order.
+    `progress(n)` is told of every n decisions done."""
     workers = max(1, workers or os.cpu_count() or 1)
     units = plan(specs, seat, workers)
     done: dict[int, list[DecisionResult]] = {}
-    if workers == 1 or len(units) <= 1:
+    if ray_address is not None:
+        from analysis.parallel import ray_unordered
+
+        jobs = [(unit, settings) for unit in units]
+        for i, rows in ray_unordered(_run_job, jobs, ray_address, workers):
+            done[i] = rows
+            if progress is not None:
+                progress(len(rows))
+    elif workers == 1 or len(units) <= 1:
         for i, unit in enumerate(units):
             done[i] = run_unit(unit, settings)
             if progress is not None:

@@ -152,11 +152,15 @@ def all_gains(
     seed: int,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    ray_address: str | None = None,
 ) -> dict[tuple[str, int, int], Gain]:
-    """Every decision's gain, by (match id, round, placement index)."""
+    """Every decision's gain, by (match id, round, placement index); as Ray tasks with
+    `ray_address`."""
     jobs = ((chunk, rollouts, seed) for chunk in chunked(matches, 4))
     out: dict[tuple[str, int, int], Gain] = {}
-    for gains in ordered_map(_chunk_gains, jobs, workers, preload=(__name__,)):
+    for gains in ordered_map(
+        _chunk_gains, jobs, workers, preload=(__name__,), ray_address=ray_address
+    ):
         for g in gains:
             out[(g.match_id, g.round, g.placement_index)] = g
         if progress is not None:
@@ -301,6 +305,7 @@ def gains_of(
     seed: int,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    ray_address: str | None = None,
 ) -> dict[tuple[str, int, int], Gain]:
     """The gains of the selected matches' decisions (the matches in temp table `sel`)."""
     wanted: dict[str, set[tuple[int, int]]] = {}
@@ -311,4 +316,4 @@ def gains_of(
         for match, match_id, *_ in kept
         if match_id in wanted
     ]
-    return all_gains(matches, rollouts, seed, workers, progress)
+    return all_gains(matches, rollouts, seed, workers, progress, ray_address)
