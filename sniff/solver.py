@@ -19,8 +19,9 @@ figures of one kind: the equity of perfect play on a known deal.
   solver is a negamax with alpha-beta pruning, moves ordered by their
   immediate points, and a transposition table keyed by the canonical state
   (what the layout is as far as the future is concerned, the hands, the turn,
-  the pending drawn tile, how far the boneyard has been drawn, and each
-  side's points still needed to reach the target, when it can still reach it).
+  the pending drawn tile, how far the boneyard has been drawn); each entry
+  holds for a range of scores, those at which every line it rests on ends as
+  it did (`_Search`).
 * 3 seats (three sides, not zero-sum): max^n. Each side maximises its own
   `value_for_side`; among moves of equal value for the mover the first in the
   engine's canonical order (`legal_moves_of`) is played, so the solution is
@@ -46,22 +47,21 @@ from dataclasses import dataclass
 from typing import Final
 
 from sniff.errors import SniffError
-from sniff.layout import Layout, points_for
+from sniff.layout import SLOT_VALUE, Layout, points_for
 from sniff.match import legal_moves_of
 from sniff.moves import Move, MoveKind
 from sniff.playout import PlayoutState
 from sniff.rules import deduction, team_count, team_of, value_for_side
-from sniff.tiles import BIT, PIPS, pips_of
+from sniff.tiles import BIT, IS_DOUBLE, PIPS, pips_of
 
 MAX_PLACEMENT_POINTS: Final = 45
 """No placement scores more: a layout has at most four counted ends (two arms from the lead,
 two more from the Sniff's branches or stubs), each worth at most 12 (a double 6-6 counted
 2·6), so the ends sum is at most 48 and the points, a multiple of five, at most 45. Used
-only for bounds: when a side can no longer reach its target, and the bounds `NotSolved`
-reports."""
+only for the bounds `NotSolved` reports on moves whose search did not finish."""
 
 DEFAULT_NODES: Final = 2_000_000
-"""The default budget in nodes: about a minute of pure Python on a slow core."""
+"""The default budget in nodes: some 10 to 20 seconds of pure Python on one core."""
 
 _TIME_CHECK_EVERY: Final = 1024
 """Nodes between two looks at the clock (a time budget is honoured to about this grain)."""
@@ -199,6 +199,16 @@ needs looked up."""
 
 _NO_WIN: Final = -(1 << 62)
 
+_ENTRIES_PER_KEY: Final = 16
+"""At most this many results a position, each for its own range of scores (near a target
+one position is reached with scores in several ranges, and each range is searched once)."""
+
+_ARM: Final = tuple(
+    2 * v + IS_DOUBLE[slot >> 3] if v >= 0 else -1 for slot, v in enumerate(SLOT_VALUE)
+)
+"""An open side as an arm of the layout, by slot: its value, and whether its tile is a double
+(only a later double's line_b can be such an arm; the Sniff's sides are not arms)."""
+
 
 class _Search:
     """One solve's search: the fixed facts of the round, the table and the counters.
@@ -227,8 +237,8 @@ class _Search:
         self.bone_pips = tuple(
             sum(PIPS[t] for t in state.boneyard[i:]) for i in range(len(state.boneyard) + 1)
         )
-        self.table: dict[_Key, _Entry] = {}
-        """key -> (payload, reach, over) (class docstring)."""
+        self.table: dict[_Key, list[_Entry]] = {}
+        """key -> [(payload, reach, over), ...] (class docstring), the newest first."""
         self.lowest: tuple[int, ...] = ()
         self.won: tuple[int, ...] = ()
         self.nodes = 0
@@ -304,11 +314,38 @@ class _Search:
     @staticmethod
     def key(node: _Node) -> _Key:
         """The canonical state but for the scores: everything else the rest of the round
-        depends on, and nothing more.
+        depends on, and nothing more (for max^n: `exact_key`).
 
-        The layout counts by its covered sides, its Sniff and the Sniff's rule, and its stubs
-        (its open sides and counted ends follow from these); the order of its placements
-        does not matter. The scores are handled by the two tables (class docstring)."""
+        The layout counts by its counted-ends sum, its Sniff (the tile, its covered sides
+        and its rule) and its other open sides as a multiset of arms: each arm by its value
+        and whether its tip is a later double (covering it takes 2·d off the ends, not d).
+        Two layouts alike in these have the same futures, move for move (a move on one arm
+        and the same tile on a like arm of the other count the same), so they have the same
+        value; which tiles lie where, and in what order they came, does not matter. The
+        scores are handled by the table (class docstring)."""
+        layout, hands, turn, drawn, pos, _ = node
+        sniff = layout.sniff
+        arms = sorted([_ARM[s] for s in layout.targets if s >> 3 != sniff])
+        return (
+            layout.ends,
+            sniff,
+            layout.covered[sniff] if sniff >= 0 else -1,
+            layout.rule,
+            *arms,
+            -1,
+            hands,
+            turn,
+            drawn,
+            pos,
+        )
+
+    @staticmethod
+    def exact_key(node: _Node) -> _Key:
+        """The canonical state but for the scores, as max^n needs it: the layout by its
+        covered sides, Sniff, Sniff's rule and stubs (its open sides and counted ends follow
+        from these; the order of its placements does not matter). Not by arms as `key`:
+        like layouts list their like moves in other orders, and max^n's tie rule follows the
+        order, so like layouts may have other max^n values for the sides not to play."""
         layout, hands, turn, drawn, pos, _ = node
         return (
             tuple(layout.covered),
@@ -324,15 +361,20 @@ class _Search:
     def lookup(self, key: _Key, needs: tuple[int, ...]) -> _Entry | None:
         """The stored result for the node `key` if it holds at `needs`, with the lowest
         positive need and highest winning need its lines reach from these; else None."""
-        entry = self.table.get(key)
-        if entry is None:
+        entries = self.table.get(key)
+        if entries is None:
             return None
-        payload, reach, over = entry
-        lowest = tuple(n - r for n, r in zip(needs, reach, strict=True))
-        won = tuple(n - o for n, o in zip(needs, over, strict=True))
-        if min(lowest) <= 0 or max(won) > 0:
+        if self.sides == 2:  # the common case, written out: this runs at every node
+            n0, n1 = needs
+            for payload, reach, over in entries:
+                if reach[0] < n0 <= over[0] and reach[1] < n1 <= over[1]:
+                    return payload, (n0 - reach[0], n1 - reach[1]), (n0 - over[0], n1 - over[1])
             return None
-        return payload, lowest, won
+        for payload, reach, over in entries:
+            if all(r < n <= o for n, r, o in zip(needs, reach, over, strict=True)):
+                lowest = tuple(n - r for n, r in zip(needs, reach, strict=True))
+                return payload, lowest, tuple(n - o for n, o in zip(needs, over, strict=True))
+        return None
 
     def enter(self, needs: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Start tracking the lines of a node with these needs; returns what `leave` needs."""
@@ -343,19 +385,32 @@ class _Search:
 
     def leave(self, outer: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
         """The node's lines are lines of the enclosing node too."""
-        self.lowest = tuple(map(min, outer[0], self.lowest))
-        self.won = tuple(map(max, outer[1], self.won))
+        self.rests_on(*outer)
 
     def rests_on(self, lowest: tuple[int, ...], won: tuple[int, ...]) -> None:
         """The result being found rests on lines reaching these needs (a table entry's)."""
-        self.lowest = tuple(map(min, lowest, self.lowest))
-        self.won = tuple(map(max, won, self.won))
+        mine, high = self.lowest, self.won
+        if lowest != mine:
+            self.lowest = tuple(map(min, lowest, mine))
+        if won != high:
+            self.won = tuple(map(max, won, high))
 
     def store(self, key: _Key, needs: tuple[int, ...], payload: tuple[int, ...]) -> None:
         """Keep a result found at `needs`, its lines having reached `lowest` and `won`."""
         reach = tuple(n - low for n, low in zip(needs, self.lowest, strict=True))
         over = tuple(n - w for n, w in zip(needs, self.won, strict=True))
-        self.table[key] = (payload, reach, over)
+        entries = self.table.get(key)
+        if entries is None:
+            self.table[key] = [(payload, reach, over)]
+            return
+        # The entries holding at `needs` are superseded (the one `lookup` gave is part of
+        # this result); the others hold elsewhere and stay, the newest first.
+        kept = [
+            e
+            for e in entries
+            if not all(r < n <= o for n, r, o in zip(needs, e[1], e[2], strict=True))
+        ]
+        self.table[key] = [(payload, reach, over), *kept[: _ENTRIES_PER_KEY - 1]]
 
     def scored(self, side: int, need: int) -> None:
         """A line searched brought `side` down to `need` points still needed."""
@@ -481,7 +536,7 @@ class _Search:
         moves = self.legal(node)
         if len(moves) == 1:
             return self.move_gains(node, moves[0])
-        key = self.key(node)
+        key = self.exact_key(node)
         needs = node[5]
         entry = self.lookup(key, needs)
         if entry is not None:
@@ -546,7 +601,12 @@ def solve(
             "players do not see every tile: pass double_dummy=True for the value of the game "
             "in which every seat does (each seat's real choices may be worth less)"
         )
-    search = _Search(state, budget)
+    return _solve_in(_Search(state, budget), state)
+
+
+def _solve_in(search: _Search, state: PlayoutState) -> Solution:
+    """Solve `state` with `search` (made for it, or for the same position at other scores:
+    the tests solve with a table filled at other scores, which must change nothing)."""
     root = _root(state)
     search.enter(root[5])
     moves = search.legal(root)
@@ -672,7 +732,7 @@ def _maxn_not_solved(
             if end is not None:
                 g = tuple(got * (s == side) - d for s, d in enumerate(end))
             else:
-                entry = search.lookup(search.key(child), child[5])
+                entry = search.lookup(search.exact_key(child), child[5])
                 if entry is not None:
                     g = tuple(x + got * (s == side) for s, x in enumerate(entry[0][:-1]))
                 else:
@@ -702,10 +762,10 @@ def _line_maxn(search: _Search, node: _Node, move: Move) -> tuple[Move, ...]:
         if len(moves) == 1:
             move = moves[0]
         else:
-            entry = search.lookup(search.key(node), node[5])
+            entry = search.lookup(search.exact_key(node), node[5])
             if entry is None:  # pragma: no cover - every searched node with a choice is stored
                 search.maxn(node)
-                entry = search.lookup(search.key(node), node[5])
+                entry = search.lookup(search.exact_key(node), node[5])
                 assert entry is not None
             move = moves[entry[0][-1]]
         line.append(move)

@@ -13,6 +13,7 @@ must give `NotSolved` with bounds around the true values.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Iterator
@@ -34,6 +35,8 @@ from sniff.solver import (
     NotPerfectInformation,
     NotSolved,
     Solution,
+    _Search,
+    _solve_in,
     is_perfect_information,
     solve,
 )
@@ -213,6 +216,7 @@ def sweep(
 # the enumeration of the quick tier.
 QUICK_SIZES = {2: (14, 3), 3: (13, 2), 4: (16, 3)}
 SLOW_SIZES = {2: (16, 4), 3: (15, 3), 4: (18, 4)}
+TABLE_SIZES = {2: (18, 5), 3: (16, 3), 4: (20, 4)}
 
 
 # -- against the enumeration ----------------------------------------------------------------
@@ -267,6 +271,37 @@ def test_bigger_two_seat_endgames_agree_with_the_enumeration() -> None:
         check_line(position, solution)
         checked += 1
     assert checked >= 15
+
+
+# -- the table and the scores ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("seats", "variant"), [(2, "american"), (3, "british"), (4, "stubby")])
+def test_a_table_filled_at_other_scores_changes_no_value(seats: int, variant: str) -> None:
+    """The table keeps each result with the range of scores it holds at, so that a position
+    reached again with other scores reuses it only where every line it rests on ends as it
+    did. Solving a position with the table that solves of the same position at other scores
+    filled must give exactly the values a fresh solve gives, at every score."""
+    rng = random.Random(seats)
+    tiles, bones = TABLE_SIZES[seats]
+    for position in near_the_end(seats, variant, 15, 8, max_tiles=tiles, max_boneyard=bones):
+        state = position.state
+        table = None
+        for _ in range(10):
+            needs = [
+                rng.choice((5, 10, 15, 20, 25, 30, 40, 50, 70, 100, 300)) for _ in state.scores
+            ]
+            other = dataclasses.replace(state, scores=tuple(state.target - n for n in needs))
+            fresh = solve(other, UNLIMITED, double_dummy=True)
+            search = _Search(other, UNLIMITED)
+            if table is not None:
+                search.table = table
+            warm = _solve_in(search, other)
+            assert (warm.moves, warm.best, warm.value) == (fresh.moves, fresh.best, fresh.value), (
+                position.label,
+                needs,
+            )
+            table = search.table
 
 
 # -- the best line ---------------------------------------------------------------------------
