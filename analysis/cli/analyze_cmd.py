@@ -80,6 +80,12 @@ WORKERS_MAX = 256
     help="Solve exactly the decisions where the mover sees every tile (2 seats, an empty "
     "boneyard): values under perfect play, no standard error (column exact).",
 )
+@click.option(
+    "--par",
+    is_flag=True,
+    help="Also the double-dummy par of every deal (every tile seen by every seat, perfect "
+    "play: the exact solver) and each seat's result against it.",
+)
 @ray_option
 @progress_option
 @db_option
@@ -97,6 +103,7 @@ def analyze(
     db_path: str,
     exact: bool,
     ray_address: str | None,
+    par: bool,
 ) -> None:
     """What each move was worth: equity by rollouts at every decision of a match.
 
@@ -171,6 +178,7 @@ def analyze(
         except OSError as e:
             raise Misuse(f"cannot store the results under {root}: {e.strerror or e}") from None
     summary = players(results)
+    pars = _pars(specs, workers, ray_address) if par else None
     if fmt == "json":
         doc = {
             "settings": {
@@ -185,6 +193,7 @@ def analyze(
             "matches": [s.match_id for s in specs],
             "decisions": [r.to_json() for r in results],
             "players": [p.to_json() for p in summary],
+            **({"pars": [p.to_json() for p in pars]} if pars is not None else {}),
         }
         click.echo(json_line(doc))
         return
@@ -231,6 +240,25 @@ def analyze(
             ],
         )
     )
+    if pars is not None:
+        click.echo("\ndouble-dummy par of each deal (the leader's side), and each seat against it")
+        click.echo(
+            render_table(
+                ["match", "round", "leader", "par", "played", "against par (per seat)", "nodes"],
+                [
+                    [
+                        p.match_id,
+                        p.round,
+                        p.leader,
+                        f"{p.low:g}" if p.solved else f"{p.low:g}..{p.high:g} (not solved)",
+                        f"{p.played[p.leader]:g}",
+                        "" if p.against_par is None else " ".join(f"{v:+g}" for v in p.against_par),
+                        p.nodes,
+                    ]
+                    for p in pars
+                ],
+            )
+        )
 
 
 def _unique(ids: Sequence[str]) -> list[str]:
@@ -286,3 +314,21 @@ def analysis(
     except duckdb.Error as e:
         raise Misuse(first_line(str(e))) from None
     write_result(fmt, columns, rows, sys.stdout)
+
+
+def _pars(specs: Sequence[Any], workers: int | None, ray_address: str | None) -> list[Any]:
+    """Every deal's par (`analysis.rollout.par`), a match a job, on every core or Ray."""
+    from analysis.parallel import default_workers, ordered_map
+    from analysis.rollout.par import PAR_NODES, pars_of
+
+    jobs = [(spec, PAR_NODES) for spec in specs]
+    out: list[Any] = []
+    for rounds in ordered_map(
+        pars_of,
+        jobs,
+        min(workers or default_workers(), max(1, len(jobs))),
+        ("analysis.rollout.par",),
+        ray_address=ray_address,
+    ):
+        out += rounds
+    return out
