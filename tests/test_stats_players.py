@@ -123,3 +123,33 @@ def test_bad_input_is_one_line(analysed: Path, tmp_path: Path) -> None:
     code, _, err = run("stats", "players", "--records", str(analysed), "--rollouts", "3")
     assert code == 2
     assert "no stored analysis has these settings" in err
+
+
+def test_run_and_since_select_matches_of_the_log(tmp_path: Path) -> None:
+    db = tmp_path / "log.duckdb"
+    for run_id, seed in (("first", 1), ("second", 50)):
+        code, _, err = run(
+            "simulate", "--db", str(db), "--events", "--matches", "2", "--seats", "2",
+            "--round-limit", "1", "--seed", str(seed), "--run", run_id, "--workers", "1",
+        )  # fmt: skip
+        assert code == 0, err
+    ids = [f"{r}-{i:08d}" for r in ("first", "second") for i in range(2)]
+    code, _, err = run("analyze", *ids, "--db", str(db), "--rollouts", "4", "--format", "csv")
+    assert code == 0, err
+    code, out, err = run("stats", "players", "--db", str(db), "--run", "first", "--format", "json")
+    assert code == 0, err
+    first = {r["player"]: r for r in json.loads(out) if r["phase"] == "all"}
+    code, out, err = run("stats", "players", "--db", str(db), "--format", "json")
+    assert code == 0, err
+    both = {r["player"]: r for r in json.loads(out) if r["phase"] == "all"}
+    decisions = stored(db)
+    for player, row in first.items():
+        mine = [d for d in decisions if d["player"] == player and d["match_id"].startswith("first")]
+        assert row["decisions"] == len(mine)
+        assert row["matches"] == 2
+        assert both[player]["decisions"] > row["decisions"]
+    code, out, err = run("stats", "players", "--db", str(db), "--since", "2000-01-01")
+    assert code == 0, err
+    code, _, err = run("stats", "players", "--db", str(db), "--since", "2999-01-01")
+    assert code == 2
+    assert "no match of the log is selected" in err
