@@ -99,6 +99,7 @@ RUNS: dict[str, Callable[[dict[str, str]], list[str]]] = {
     ],
     "stats sniff-timing": lambda w: ["stats", "sniff-timing", "--records", w["records"]],
     "stats summary": lambda w: ["stats", "summary", "--records", w["records"]],
+    "stats players": lambda w: ["stats", "players", "--db", w["db"]],
     "tournament": lambda w: [
         "tournament", "--bots", "greedy,random", "--deals", "1", "--round-limit", "1",
         "--target", "10000", "--workers", "1", "--db", w["db"],
@@ -198,6 +199,7 @@ REFUSALS: dict[str, Callable[[dict[str, str]], list[str]]] = {
         "3",
     ],
     "stats summary": lambda w: ["stats", "summary", "--records", w["records"], "--seats", "3"],
+    "stats players": lambda w: ["stats", "players", "--db", w["db"], "--rollouts", "999"],
     "tournament": lambda w: ["tournament", "--bots", "greedy", "--db", w["db"]],
     "verify": lambda w: ["verify", w["tmp"]],
 }
