@@ -344,3 +344,18 @@ def test_bench_million_quick_reports_the_targets_and_their_ceilings() -> None:
         parts = figures["simulate_s"]["median"] + figures["stats_s"]["median"]
         assert abs(total - parts) < 1e-6
         assert 0 < figures["scaling_estimate"]["median"] < 1
+
+
+def test_bench_solver_quick_solves_real_endgames_and_reports_percentiles() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_solver.py", "--quick", "--json"))
+    assert doc["positions"] == doc["settings"]["positions"] == 40
+    assert doc["settings"]["boneyard"] == 0
+    assert 0 <= doc["unsolved"] < doc["positions"]
+    for name in ("median", "p90", "p99", "max"):
+        assert doc[f"{name}_ms"] >= 0
+        assert 0 <= doc[f"{name}_nodes"] <= doc["settings"]["budget_nodes"]
+    assert doc["median_ms"] <= doc["p90_ms"] <= doc["p99_ms"] <= doc["max_ms"]
+    assert positive([doc["nodes_per_s"]])
+    text = run_script("bench_solver.py", "--quick")
+    for name in ("median", "p90", "p99", "max"):
+        assert re.search(rf"^\s+{name}: (>=)?[\d,.]+ ms \([\d,]+ nodes\)$", text, re.M), text
