@@ -241,8 +241,9 @@ class _Search:
         """key -> [(payload, reach, over), ...] (class docstring), the newest first."""
         self.lowest: tuple[int, ...] = ()
         self.won: tuple[int, ...] = ()
-        self.history: dict[Move, int] = {}
-        """Per move, how often it was best or cut the search off (for the move order)."""
+        self.history: dict[int, int] = {}
+        """Per move (by id: moves are interned, and a dataclass hashes slowly), how often it
+        was best or cut the search off (for the move order)."""
         self.nodes = 0
         self.node_limit = budget.nodes
         self.deadline = (
@@ -348,7 +349,7 @@ class _Search:
             layout.ends,
             sniff,
             layout.covered[sniff] if sniff >= 0 else -1,
-            layout.rule,
+            id(layout.rule),  # the rules are module constants; a dataclass hashes slowly
             *arms,
             -1,
             hands,
@@ -368,7 +369,7 @@ class _Search:
         return (
             tuple(layout.covered),
             layout.sniff,
-            layout.rule,
+            id(layout.rule),  # the rules are module constants; a dataclass hashes slowly
             layout.stubs,
             hands,
             turn,
@@ -408,6 +409,16 @@ class _Search:
     def rests_on(self, lowest: tuple[int, ...], won: tuple[int, ...]) -> None:
         """The result being found rests on lines reaching these needs (a table entry's)."""
         mine, high = self.lowest, self.won
+        if len(mine) == 2:  # the common case, written out: this runs at every node
+            a, b = mine
+            c, d = lowest
+            if c < a or d < b:
+                self.lowest = (c if c < a else a, d if d < b else b)
+            a, b = high
+            c, d = won
+            if c > a or d > b:
+                self.won = (c if c > a else a, d if d > b else b)
+            return
         if lowest != mine:
             self.lowest = tuple(map(min, lowest, mine))
         if won != high:
@@ -509,7 +520,8 @@ class _Search:
                     if a >= b:
                         break
         if best > a0:
-            self.history[moves[best_i]] = self.history.get(moves[best_i], 0) + 1
+            mid = id(moves[best_i])
+            self.history[mid] = self.history.get(mid, 0) + 1
         # Fail-soft: `best` is exact inside the window searched (a0, b0), a bound outside it.
         if best <= a0:
             high, best_i = min(high, best), first
@@ -541,7 +553,8 @@ class _Search:
             return [0]
         history = self.history
         keys = [
-            (-points_for(layout.ends_after(m)), -history.get(m, 0), i) for i, m in enumerate(moves)
+            (-points_for(layout.ends_after(m)), -history.get(id(m), 0), i)
+            for i, m in enumerate(moves)
         ]
         keys.sort()
         order = [k[2] for k in keys]
