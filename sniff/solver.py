@@ -192,9 +192,10 @@ class _OutOfBudget(Exception):
 _Node = tuple[Layout, tuple[int, ...], int, int, int, tuple[int, ...]]
 _Key = tuple[object, ...]
 _Entry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""A table entry as `_Search.lookup` gives it: its payload (two sides: low, high, best move's
-index; three: each side's gain, the chosen move's index), then per side the lowest positive
-need and the highest need at a win (<= 0; _NO_WIN if none) its lines reached from the
+"""A table entry: its payload (two sides: low, high, best move's index; three: each side's
+gain, the chosen move's index), then per side `reach` and `over` (`_Search`'s docstring).
+`_Search.lookup` gives the same shape with, instead of those two, the lowest positive need
+and the highest need at a win (<= 0; _NO_WIN if none) that the entry's lines reach from the
 needs looked up."""
 
 _NO_WIN: Final = -(1 << 62)
