@@ -694,6 +694,7 @@ def _two_not_solved(
             exact = got - end[side] + end[1 - side]
             out.append(MoveBounds(move, float(exact), float(exact)))
             continue
+        child = search.settle(child)
         low, high = search.value_bounds(child)
         if search.teams[child[2]] != side:
             low, high = -high, -low
@@ -771,6 +772,7 @@ def _maxn_not_solved(
             if end is not None:
                 g = tuple(got * (s == side) - d for s, d in enumerate(end))
             else:
+                child = search.settle(child)
                 entry = search.lookup(search.exact_key(child), child[5])
                 if entry is not None:
                     g = tuple(x + got * (s == side) for s, x in enumerate(entry[0][:-1]))
