@@ -192,9 +192,10 @@ class _OutOfBudget(Exception):
 _Node = tuple[Layout, tuple[int, ...], int, int, int, tuple[int, ...]]
 _Key = tuple[object, ...]
 _Entry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-"""A table entry as `_Search.lookup` gives it: its payload (two sides: low, high, best move's
-index; three: each side's gain, the chosen move's index), then per side the lowest positive
-need and the highest need at a win (<= 0; _NO_WIN if none) its lines reached from the
+"""A table entry: its payload (two sides: low, high, best move's index; three: each side's
+gain, the chosen move's index), then per side `reach` and `over` (`_Search`'s docstring).
+`_Search.lookup` gives the same shape with, instead of those two, the lowest positive need
+and the highest need at a win (<= 0; _NO_WIN if none) that the entry's lines reach from the
 needs looked up."""
 
 _NO_WIN: Final = -(1 << 62)
@@ -241,6 +242,9 @@ class _Search:
         """key -> [(payload, reach, over), ...] (class docstring), the newest first."""
         self.lowest: tuple[int, ...] = ()
         self.won: tuple[int, ...] = ()
+        self.history: dict[int, int] = {}
+        """Per move (by id: moves are interned, and a dataclass hashes slowly), how often it
+        was best or cut the search off (for the move order)."""
         self.nodes = 0
         self.node_limit = budget.nodes
         self.deadline = (
@@ -304,6 +308,22 @@ class _Search:
             return 0, None, (layout, hands, turn, -1, pos, needs)
         return 0, None, (layout, hands, (turn + 1) % self.seats, -1, pos, needs)
 
+    def settle(self, node: _Node) -> _Node:
+        """`node` after the passes that are forced there: with the boneyard empty, each seat
+        from the one to play that holds no placeable tile passes, until one does (the round
+        is not blocked, or `step` would have ended it). A pass changes nothing but the turn,
+        so the search skips those nodes; `step` itself makes every pass, for the best line."""
+        layout, hands, turn, drawn, pos, needs = node
+        if drawn >= 0 or pos < len(self.bone):
+            return node
+        playable = layout.playable
+        if hands[turn] & playable:
+            return node
+        while True:
+            turn = (turn + 1) % self.seats
+            if hands[turn] & playable:
+                return (layout, hands, turn, -1, pos, needs)
+
     def _deductions(self, hands: tuple[int, ...]) -> tuple[int, ...]:
         """Per side, what the round's count takes from it (§7: each hand rounded alone)."""
         out = [0] * self.sides
@@ -330,7 +350,7 @@ class _Search:
             layout.ends,
             sniff,
             layout.covered[sniff] if sniff >= 0 else -1,
-            layout.rule,
+            id(layout.rule),  # the rules are module constants; a dataclass hashes slowly
             *arms,
             -1,
             hands,
@@ -350,7 +370,7 @@ class _Search:
         return (
             tuple(layout.covered),
             layout.sniff,
-            layout.rule,
+            id(layout.rule),  # the rules are module constants; a dataclass hashes slowly
             layout.stubs,
             hands,
             turn,
@@ -390,6 +410,16 @@ class _Search:
     def rests_on(self, lowest: tuple[int, ...], won: tuple[int, ...]) -> None:
         """The result being found rests on lines reaching these needs (a table entry's)."""
         mine, high = self.lowest, self.won
+        if len(mine) == 2:  # the common case, written out: this runs at every node
+            a, b = mine
+            c, d = lowest
+            if c < a or d < b:
+                self.lowest = (c if c < a else a, d if d < b else b)
+            a, b = high
+            c, d = won
+            if c > a or d > b:
+                self.won = (c if c > a else a, d if d > b else b)
+            return
         if lowest != mine:
             self.lowest = tuple(map(min, lowest, mine))
         if won != high:
@@ -490,6 +520,9 @@ class _Search:
                     a = v
                     if a >= b:
                         break
+        if best > a0:
+            mid = id(moves[best_i])
+            self.history[mid] = self.history.get(mid, 0) + 1
         # Fail-soft: `best` is exact inside the window searched (a0, b0), a bound outside it.
         if best <= a0:
             high, best_i = min(high, best), first
@@ -508,18 +541,24 @@ class _Search:
             self.scored(side, child[5][side])
         if end is not None:
             return got - end[side] + end[1 - side]
+        child = self.settle(child)
         if self.teams[child[2]] == side:
             return got + self.negamax(child, alpha - got, beta - got)
         return got - self.negamax(child, got - beta, got - alpha)
 
-    @staticmethod
-    def _order(layout: Layout, moves: list[Move], first: int) -> list[int]:
-        """Indices of `moves` to search: the table's best first, then by immediate points
-        (most first), ties in canonical order."""
+    def _order(self, layout: Layout, moves: list[Move], first: int) -> list[int]:
+        """Indices of `moves` in the order to search them: the table's best first, then by
+        immediate points (most first), then by how often the move has been best or cut the
+        search off elsewhere (the history heuristic), then in canonical order."""
         if not moves[0].is_placement:
             return [0]
-        pts = [points_for(layout.ends_after(m)) for m in moves]
-        order = sorted(range(len(moves)), key=lambda i: -pts[i])
+        history = self.history
+        keys = [
+            (-points_for(layout.ends_after(m)), -history.get(id(m), 0), i)
+            for i, m in enumerate(moves)
+        ]
+        keys.sort()
+        order = [k[2] for k in keys]
         if first >= 0:
             order.remove(first)
             order.insert(0, first)
@@ -563,7 +602,7 @@ class _Search:
         side = self.teams[node[2]]
         if got:
             self.scored(side, child[5][side])
-        gains = [-d for d in end] if end is not None else list(self.maxn(child))
+        gains = [-d for d in end] if end is not None else list(self.maxn(self.settle(child)))
         gains[side] += got
         return tuple(gains)
 
@@ -619,7 +658,7 @@ def _solve_in(search: _Search, state: PlayoutState) -> Solution:
 def _solve_two(search: _Search, root: _Node, moves: list[Move], side: int) -> Solution:
     values: list[int | None] = [None] * len(moves)
     try:
-        for i in _Search._order(root[0], moves, -1):
+        for i in search._order(root[0], moves, -1):
             values[i] = search._move_value(root, moves[i], side, -(1 << 62), 1 << 62)
     except _OutOfBudget:
         raise _two_not_solved(search, root, moves, side, values) from None
@@ -655,6 +694,7 @@ def _two_not_solved(
             exact = got - end[side] + end[1 - side]
             out.append(MoveBounds(move, float(exact), float(exact)))
             continue
+        child = search.settle(child)
         low, high = search.value_bounds(child)
         if search.teams[child[2]] != side:
             low, high = -high, -low
@@ -732,6 +772,7 @@ def _maxn_not_solved(
             if end is not None:
                 g = tuple(got * (s == side) - d for s, d in enumerate(end))
             else:
+                child = search.settle(child)
                 entry = search.lookup(search.exact_key(child), child[5])
                 if entry is not None:
                     g = tuple(x + got * (s == side) for s, x in enumerate(entry[0][:-1]))
