@@ -225,6 +225,7 @@ TABLE_SIZES = {2: (18, 5), 3: (16, 3), 4: (20, 4)}
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_every_move_value_and_the_best_move_equal_the_enumeration(seats: int, variant: str) -> None:
+    """Positions near the end of rounds of bot matches, every seat count and variant."""
     tiles, bones = QUICK_SIZES[seats]
     sweep(seats, variant, 1, 8, 20_000, max_tiles=tiles, max_boneyard=bones)
 
@@ -258,8 +259,8 @@ def test_many_positions_agree_with_the_enumeration(seats: int, variant: str) -> 
 
 @pytest.mark.slow
 def test_bigger_two_seat_endgames_agree_with_the_enumeration() -> None:
-    """Two seats, empty boneyard (perfect information, the solver's main use), up to ten
-    tiles in hand, the default budget."""
+    """Two seats, empty boneyard (perfect information, the solver's main use), up to 18
+    tiles in the two hands, the default budget."""
     checked = 0
     for position in near_the_end(2, "american", 5, 30, max_tiles=18, max_boneyard=0):
         enumeration = enumerated(position, 300_000)
