@@ -119,7 +119,9 @@ def test_a_seat_entropy_match_played_to_the_end_reveals_the_house_seed_and_audit
     svc: Service,
 ) -> None:
     stub = svc.stub
-    created = create(stub, 2, target=60)
+    # A fixed house seed (and the fixed entropies) makes the match the same every run: with a
+    # random one, now and then a side reached 60 within round 0.
+    created = create(stub, 2, target=60, seed=7)
     contribute_all(stub, created)
     play_to_end(stub, created, random.Random(3))
     over = state(stub, created.match_id, created.seat_tokens[0])
