@@ -694,23 +694,35 @@ ANALYSIS_REPLY_MARGIN_MS: Final = 100.0
 """Of the caller's deadline, what an analysis leaves for its reply to reach the caller."""
 
 
-def budget_from_pb(
-    budget: pb.AnalysisBudget, caller_seconds: float | None
+def _work_and_millis(
+    work: int | None, deadline_millis: int | None, default: int, caller_seconds: float | None
 ) -> tuple[int | None, float]:
-    """Rollouts per move (None: as many as the time allows) and the time cap in ms: the
-    budget's deadline, the service's maximum and the caller's own deadline
-    (`caller_seconds`, None: none), whichever is first. Neither rollouts nor a deadline:
-    the default rollouts."""
-    rollouts: int | None = budget.rollouts if budget.HasField("rollouts") else None
+    """An analysis's or a solve's budget: its work (rollouts, nodes; None: as much as the
+    time allows) and its time cap in ms, the budget's deadline, the service's maximum and
+    the caller's own deadline (`caller_seconds`, None: none), whichever is first. Neither
+    work nor a deadline: `default` work."""
     millis = float(MAX_ANALYSIS_MILLIS)
-    if budget.HasField("deadline_millis"):
-        millis = min(millis, budget.deadline_millis)
-    elif rollouts is None:
-        rollouts = DEFAULT_ROLLOUTS
+    if deadline_millis is not None:
+        millis = min(millis, deadline_millis)
+    elif work is None:
+        work = default
     if caller_seconds is not None:
         # Leave the reply time to travel; a caller with no time left still gets one batch.
         millis = max(1.0, min(millis, caller_seconds * 1000.0 - ANALYSIS_REPLY_MARGIN_MS))
-    return rollouts, millis
+    return work, millis
+
+
+def budget_from_pb(
+    budget: pb.AnalysisBudget, caller_seconds: float | None
+) -> tuple[int | None, float]:
+    """Rollouts per move (None: as many as the time allows) and the time cap in ms
+    (`_work_and_millis`); neither rollouts nor a deadline: the default rollouts."""
+    return _work_and_millis(
+        budget.rollouts if budget.HasField("rollouts") else None,
+        budget.deadline_millis if budget.HasField("deadline_millis") else None,
+        DEFAULT_ROLLOUTS,
+        caller_seconds,
+    )
 
 
 def move_equities_pb(result: Equities) -> list[pb.MoveEquity]:
@@ -790,17 +802,14 @@ def solve_position_from_pb(request: pb.SolveRequest) -> dict[str, Any]:
 def solve_budget_from_pb(
     budget: pb.SolveBudget, caller_seconds: float | None
 ) -> tuple[int | None, float]:
-    """Nodes (None: as many as the time allows) and the time cap in ms: the budget's
-    deadline, the service's maximum and the caller's deadline, whichever is first."""
-    nodes: int | None = budget.nodes if budget.HasField("nodes") else None
-    millis = float(MAX_ANALYSIS_MILLIS)
-    if budget.HasField("deadline_millis"):
-        millis = min(millis, budget.deadline_millis)
-    elif nodes is None:
-        nodes = DEFAULT_SOLVE_NODES
-    if caller_seconds is not None:
-        millis = max(1.0, min(millis, caller_seconds * 1000.0 - ANALYSIS_REPLY_MARGIN_MS))
-    return nodes, millis
+    """Nodes (None: as many as the time allows) and the time cap in ms, as Analyze's
+    (`_work_and_millis`); neither nodes nor a deadline: the default nodes."""
+    return _work_and_millis(
+        budget.nodes if budget.HasField("nodes") else None,
+        budget.deadline_millis if budget.HasField("deadline_millis") else None,
+        DEFAULT_SOLVE_NODES,
+        caller_seconds,
+    )
 
 
 def solve_response_pb(result: Solution | Unsolved) -> pb.SolveResponse:
