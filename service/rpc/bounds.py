@@ -230,6 +230,15 @@ MIN_SCORE: Final = -1_000_000
 """Scores may go below zero (docs/rules.md §7), but not without end."""
 
 
+def _deadline(msg: pb.AnalysisBudget | pb.SolveBudget, field: str) -> None:
+    """The deadline of an analysis's or a solve's budget: 1 ms to the service's maximum."""
+    if msg.HasField("deadline_millis") and not 1 <= msg.deadline_millis <= MAX_ANALYSIS_MILLIS:
+        raise _refuse(
+            f"{field}.deadline_millis",
+            f"{msg.deadline_millis} is out of range (1 to {MAX_ANALYSIS_MILLIS:,} ms)",
+        )
+
+
 def budget(msg: pb.AnalysisBudget, field: str = "budget") -> None:
     if msg.HasField("rollouts") and not (
         MIN_ANALYSIS_ROLLOUTS <= msg.rollouts <= MAX_ANALYSIS_ROLLOUTS
@@ -239,11 +248,7 @@ def budget(msg: pb.AnalysisBudget, field: str = "budget") -> None:
             f"{msg.rollouts} is out of range ({MIN_ANALYSIS_ROLLOUTS} to "
             f"{MAX_ANALYSIS_ROLLOUTS:,})",
         )
-    if msg.HasField("deadline_millis") and not 1 <= msg.deadline_millis <= MAX_ANALYSIS_MILLIS:
-        raise _refuse(
-            f"{field}.deadline_millis",
-            f"{msg.deadline_millis} is out of range (1 to {MAX_ANALYSIS_MILLIS:,} ms)",
-        )
+    _deadline(msg, field)
 
 
 def policy(value: int, field: str = "policy") -> None:
@@ -298,11 +303,7 @@ DEFAULT_SOLVE_NODES: Final = 200_000
 def solve_budget(msg: pb.SolveBudget, field: str = "budget") -> None:
     if msg.HasField("nodes") and not 1 <= msg.nodes <= MAX_SOLVE_NODES:
         raise _refuse(f"{field}.nodes", f"{msg.nodes} is out of range (1 to {MAX_SOLVE_NODES:,})")
-    if msg.HasField("deadline_millis") and not 1 <= msg.deadline_millis <= MAX_ANALYSIS_MILLIS:
-        raise _refuse(
-            f"{field}.deadline_millis",
-            f"{msg.deadline_millis} is out of range (1 to {MAX_ANALYSIS_MILLIS:,} ms)",
-        )
+    _deadline(msg, field)
 
 
 def solve(request: pb.SolveRequest) -> None:
