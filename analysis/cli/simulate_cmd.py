@@ -102,9 +102,19 @@ class _Sink:
             )
         return [str(m) for m in table.column(0).to_pylist()]
 
-    def load(self, table: pa.Table, facts: FactsRows | None) -> None:
+    def _refusal(self, e: Exception) -> Exception:
+        """What to raise when the log or the service refused a chunk: one line for the
+        log's error or the service's refusal, anything else as it is."""
         from service.storage import StorageError
 
+        if isinstance(e, StorageError):
+            return Misuse(db_error_line(self.db_path, e))
+        details = getattr(e, "details", None)  # a gRPC refusal
+        if callable(details):
+            return Misuse(f"the service refused the matches: {details()}")
+        return e
+
+    def load(self, table: pa.Table, facts: FactsRows | None) -> None:
         try:
             if self.log is not None:
                 self.log.import_matches(table, verify=False, facts=facts)  # made and chained here
@@ -114,18 +124,12 @@ class _Sink:
             import_through_service(
                 self.owner, table.drop_columns(["logged_at"]), facts=facts, tls_ca=self.tls_ca
             )
-        except StorageError as e:
-            raise Misuse(db_error_line(self.db_path, e)) from None
-        except Exception as e:  # the service's refusal
-            details = getattr(e, "details", None)
-            if callable(details):
-                raise Misuse(f"the service refused the matches: {details()}") from None
-            raise
+        except Exception as e:
+            raise self._refusal(e) from None
 
     def store(self, settings: RunSettings, tables: SimTables) -> None:
         """A facts-only chunk in one transaction: into the file, or through the live
         service that holds it (StoreSimulated)."""
-        from service.storage import StorageError
         from sniff.rules import RULES_VERSION
 
         run = simulation_run(settings)
@@ -145,13 +149,8 @@ class _Sink:
                 tables.decisions,
                 tls_ca=self.tls_ca,
             )
-        except StorageError as e:
-            raise Misuse(db_error_line(self.db_path, e)) from None
-        except Exception as e:  # the service's refusal
-            details = getattr(e, "details", None)
-            if callable(details):
-                raise Misuse(f"the service refused the matches: {details()}") from None
-            raise
+        except Exception as e:
+            raise self._refusal(e) from None
 
     def close(self) -> None:
         if self.log is not None:
