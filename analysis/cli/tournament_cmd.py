@@ -68,6 +68,20 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
     csv="one row a bot, then one a pair (kind bot or head_to_head)",
     json="one document: settings, results, head to head",
 )
+@click.option(
+    "--adjust-luck",
+    is_flag=True,
+    help="Also each bot's luck-adjusted results (net result minus the luck of the lot, "
+    "the deals and the draws; docs/analysis.md, Luck), with how many times fewer deals "
+    "they need for the same interval width.",
+)
+@click.option(
+    "--luck-rollouts",
+    type=click.IntRange(2, 100_000),
+    default=400,
+    show_default=True,
+    help="With --adjust-luck: sampled deals per equity estimate.",
+)
 @progress_option
 @ray_option
 @tls_ca_option
@@ -85,6 +99,8 @@ def tournament(
     progress: bool,
     ray_address: str | None,
     tls_ca: str | None,
+    adjust_luck: bool,
+    luck_rollouts: int,
 ) -> None:
     """Play a duplicate tournament between bots and log every match.
 
@@ -140,9 +156,16 @@ def tournament(
     finally:
         bar.finish()
     elapsed = time.perf_counter() - started
+    adjusted = (
+        _adjusted(settings, played, table, luck_rollouts, seed, workers, progress, ray_address)
+        if adjust_luck
+        else None
+    )
     imported, present = load_events(db_path, table, tls_ca)
     result = report(settings, played, committed)
     doc = result.to_json()
+    if adjusted is not None:
+        doc["luck_adjusted"] = {"rollouts": luck_rollouts, **adjusted}
     if fmt == "json":
         click.echo(json_line(doc))
     elif fmt == "csv":
@@ -155,6 +178,30 @@ def tournament(
             ["head_to_head", *(row[c] for c in _PAIR_COLUMNS), None, None, None, None]
             for row in doc["head_to_head"]
         ]
+        if adjusted is not None:
+            rows += [
+                [
+                    "bot_luck_adjusted",
+                    row["bot"],
+                    None,
+                    *(row[c] for c in _PAIR_COLUMNS[2:]),
+                    None,
+                    None,
+                    None,
+                    None,
+                ]
+                for row in adjusted["results"]
+            ] + [
+                [
+                    "head_to_head_luck_adjusted",
+                    *(row[c] for c in _PAIR_COLUMNS),
+                    None,
+                    None,
+                    None,
+                    None,
+                ]
+                for row in adjusted["head_to_head"]
+            ]
         write_csv(sys.stdout, ["kind", *_PAIR_COLUMNS, *_RATING_COLUMNS, "matches"], rows)
         reveal = doc["seed_commitment"]
         click.echo(
@@ -180,6 +227,31 @@ def tournament(
                 _PAIR_COLUMNS, [[r[c] for c in _PAIR_COLUMNS] for r in doc["head_to_head"]]
             )
         )
+        if adjusted is not None:
+            click.echo(
+                f"\nluck-adjusted net result a match (net result minus luck, {luck_rollouts} "
+                "rollouts an estimate), 95% CI by deal; variance ratio = raw variance / "
+                "adjusted (how many times fewer deals for the same width), by deal and by match"
+            )
+            columns = (*_RESULT_COLUMNS[:2], *_RESULT_COLUMNS[3:])
+            click.echo(
+                render_table(
+                    (*columns, "variance_ratio", "match_variance_ratio"),
+                    [
+                        [r[c] for c in (*columns, "variance_ratio", "match_variance_ratio")]
+                        for r in adjusted["results"]
+                    ],
+                )
+            )
+            click.echo(
+                render_table(
+                    (*_PAIR_COLUMNS, "variance_ratio"),
+                    [
+                        [r[c] for c in (*_PAIR_COLUMNS, "variance_ratio")]
+                        for r in adjusted["head_to_head"]
+                    ],
+                )
+            )
         reveal = doc["seed_commitment"]
         click.echo(
             f"\ndeal seeds committed to before play: {reveal['commitment']}\n"
@@ -190,6 +262,38 @@ def tournament(
         f"{len(present)} already there, run id {doc['tournament']}; played in {elapsed:.1f} s",
         err=True,
     )
+
+
+def _adjusted(
+    settings: Any,
+    played: Sequence[Any],
+    table: Any,
+    rollouts: int,
+    seed: int,
+    workers: int | None,
+    progress: bool,
+    ray_address: str | None,
+) -> dict[str, Any]:
+    """The luck of every match (a match a job) and the results adjusted by it."""
+    from analysis.rollout.luck import LuckSettings
+    from analysis.tournament_luck import adjusted_report, tournament_luck
+
+    bar = Progress(progress, "luck", unit="matches")
+    bar.start(len(played))
+    try:
+        luck = tournament_luck(
+            table,
+            played,
+            LuckSettings(rollouts, "greedy", seed),
+            workers=workers or default_workers(),
+            progress=bar.update,
+            ray_address=ray_address,
+        )
+    except KeyboardInterrupt:
+        raise Misuse("interrupted: nothing was logged") from None
+    finally:
+        bar.finish()
+    return adjusted_report(settings, played, luck)
 
 
 def _events_of(table: Any, match_ids: Sequence[str]) -> int:
