@@ -266,3 +266,21 @@ def match_analysis(root: Path, match_id: str) -> tuple[dict[tuple[int, int], dic
     first = dict(zip(columns, rows[0], strict=True))
     said = f"{first['rollouts']} rollouts, {first['policy']}, seed {first['seed']}"
     return out, said
+
+
+def match_luck_events(root: Path, match_id: str) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """The stored luck of one match's chance events by (round, action): a draw's own, and
+    under (round, -1) the lot's and every seat's deal; empty when none is stored."""
+    from analysis.sqlfiles import named_queries
+
+    if not any((root / "luck").glob("*/*.parquet")):
+        return {}
+    sql = named_queries("analysis.rollout", "stored.sql")["match_luck"]
+    columns, rows = query_analyses(root, sql, [match_id])
+    out: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        d = dict(zip(columns, row, strict=True))
+        out.setdefault((int(d["round"]), int(d["action"])), []).append(
+            {k: d[k] for k in ("seat", "kind", "tile", "luck", "se", "rollouts")}
+        )
+    return out
