@@ -22,7 +22,9 @@ from analysis.rollout.source import specs_from_log
 from analysis.stats.sprt import (
     OUTCOMES,
     Decision,
+    Sequential,
     Sprt,
+    TestDecided,
     elo_score,
     generalized_llr,
     parse_hypotheses,
@@ -127,6 +129,11 @@ def test_the_sequence_stops_at_the_first_deal_that_crosses_a_bound() -> None:
     assert outcome.llr == ratios[first]
     losing = run_sprt(test, [0.5, 0.25, 0.5, 0.75, 0.5, 0.25, 0.5, 0.5] * 5)
     assert losing.decision is Decision.H0
+    seq = Sequential(test)
+    for score in scores[: first + 1]:
+        seq.add(score)
+    with pytest.raises(TestDecided):
+        seq.add(1.0)  # nothing is counted after the decision
     undecided = run_sprt(test, [0.75, 0.5])
     assert undecided.decision is None
     assert undecided.deals == 2
