@@ -98,7 +98,7 @@ SELECT
     c.detail->>'run_id'                AS run_id,
     c.detail->>'tournament_commitment' AS commitment,
     c.detail->>'tournament_deal'       AS deal,
-    c.detail->>'tournament_deals'      AS deals,
+    c.detail->>'tournament_deals'      AS committed_deals,
     c.detail->>'seed'                  AS seed,
     e.detail->>'tournament_salt'       AS salt
 FROM events_all AS c

@@ -321,11 +321,17 @@ def test_a_commitment_to_more_deals_than_played_opens_with_the_logged_count() ->
 @pytest.mark.parametrize(
     ("edit", "words"),
     [
-        (lambda ms: [replace(m, deals="4") for m in ms], "hash to"),
-        (lambda ms: [replace(ms[0], deals="6"), *ms[1:]], "different numbers"),
-        (lambda ms: [replace(m, deals="1") for m in ms], "beyond the 1 deals"),
-        (lambda ms: [replace(m, deals="x") for m in ms], "number of committed deal seeds"),
-        (lambda ms: [replace(m, deals="0") for m in ms], "number of committed deal seeds"),
+        (lambda ms: [replace(m, committed_deals="4") for m in ms], "hash to"),
+        (lambda ms: [replace(ms[0], committed_deals="6"), *ms[1:]], "different numbers"),
+        (lambda ms: [replace(m, committed_deals="1") for m in ms], "beyond the 1 deals"),
+        (
+            lambda ms: [replace(m, committed_deals="x") for m in ms],
+            "number of committed deal seeds",
+        ),
+        (
+            lambda ms: [replace(m, committed_deals="0") for m in ms],
+            "number of committed deal seeds",
+        ),
     ],
 )
 def test_a_tampered_count_of_committed_deals_fails_the_audit(edit: object, words: str) -> None:
