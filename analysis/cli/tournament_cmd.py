@@ -282,12 +282,14 @@ def _sprt_line(doc: dict[str, Any]) -> str:
     """The test's design and where it stopped, for the table."""
     t = doc["sprt"]
     first, second = doc["bots"]
-    at = "at the cap of" if t["decision"] == "no decision" else "after"
+    if t["decision"] == "no decision":
+        where = f"no decision at the cap of {t['deals']} deals"
+    else:
+        where = f"{t['decision']} after {t['deals']} of at most {doc['deals_max']} deals"
     return (
         f"\nsequential test of {first} against {second}: H0 {t['elo0']:g} Elo, H1 {t['elo1']:g}"
-        f" Elo (alpha {t['alpha']:g}, beta {t['beta']:g})\n{t['decision']} {at} {t['deals']}"
-        f" of at most {doc['deals_max']} deals: LLR {t['llr']:.3f}, bounds {t['lower']:.3f}"
-        f" and {t['upper']:.3f}; {first}'s mean score a deal {t['score']:.3f}"
+        f" Elo (alpha {t['alpha']:g}, beta {t['beta']:g})\n{where}: LLR {t['llr']:.3f}, bounds"
+        f" {t['lower']:.3f} and {t['upper']:.3f}; {first}'s mean score a deal {t['score']:.3f}"
     )
 
 
