@@ -318,6 +318,28 @@ def test_a_commitment_to_more_deals_than_played_opens_with_the_logged_count() ->
     assert "hash to" in problem.reason
 
 
+def test_a_log_written_before_the_count_was_logged_audits_as_it_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import analysis.tournament as tournament
+    from analysis.cli.import_cmd import load_events
+
+    recorder = tournament.EventRecorder
+
+    def without_count(*args: object, tournament_deals: int, **kwargs: object) -> object:
+        return recorder(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament, "EventRecorder", without_count)
+    settings = Settings(("greedy", "random"), 2, 3, seed=40, round_limit=1, target=10_000)
+    _, table = play(settings)
+    db = tmp_path / "old.duckdb"
+    load_events(str(db), table, None)
+    assert all("tournament_deals" not in detail for _, detail in _logged(db))
+    code, out, err = run("audit", "--db", str(db), "--format", "jsonl")
+    assert code == 0, out + err
+    assert json.loads(out.splitlines()[-1]) == {"id": settings.id, "ok": True, "problems": []}
+
+
 @pytest.mark.parametrize(
     ("edit", "words"),
     [

@@ -147,6 +147,8 @@ class Sprt:
         """ValueError for a design that is not a test."""
         if not self.elo0 < self.elo1:
             raise ValueError(f"--sprt needs ELO0 < ELO1, not {self.elo0:g},{self.elo1:g}")
+        if not all(abs(e) <= ELO_LIMIT for e in (self.elo0, self.elo1)):
+            raise ValueError(f"--sprt's Elo values must be within +-{ELO_LIMIT:g}")
         for name, value in (("--sprt-alpha", self.alpha), ("--sprt-beta", self.beta)):
             if not 0 < value < 0.5:
                 raise ValueError(f"{name} must be between 0 and 0.5 (exclusive), not {value:g}")
