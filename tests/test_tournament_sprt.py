@@ -11,6 +11,7 @@ import math
 import statistics
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -194,7 +195,7 @@ def test_alpha_or_beta_without_a_test_is_refused(tmp_path: Path) -> None:
     assert not db.exists()
 
 
-def _logged(db: Path) -> list[tuple[str, dict[str, object]]]:
+def _logged(db: Path) -> list[tuple[str, dict[str, Any]]]:
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute(
             "SELECT match_id, detail FROM events_all WHERE kind = 'match_created' ORDER BY match_id"
@@ -321,15 +322,13 @@ def test_a_commitment_to_more_deals_than_played_opens_with_the_logged_count() ->
 def test_a_log_written_before_the_count_was_logged_audits_as_it_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import analysis.tournament as tournament
     from analysis.cli.import_cmd import load_events
+    from service.match_recorder import EventRecorder
 
-    recorder = tournament.EventRecorder
+    def without_count(*args: Any, tournament_deals: int, **kwargs: Any) -> EventRecorder:
+        return EventRecorder(*args, **kwargs)
 
-    def without_count(*args: object, tournament_deals: int, **kwargs: object) -> object:
-        return recorder(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tournament, "EventRecorder", without_count)
+    monkeypatch.setattr("analysis.tournament.EventRecorder", without_count)
     settings = Settings(("greedy", "random"), 2, 3, seed=40, round_limit=1, target=10_000)
     _, table = play(settings)
     db = tmp_path / "old.duckdb"
@@ -415,7 +414,7 @@ def test_par_per_deal_is_the_solvers_par_of_each_logged_match(tmp_path: Path) ->
             (expected,) = match_pars(spec)
             assert deal["rounds"][0]["par"] == list(expected.par or ())
             assert expected.against_par is not None
-            for seat, bot in enumerate(detail["players"]):  # type: ignore[arg-type]
+            for seat, bot in enumerate(detail["players"]):
                 against[bot].append(expected.against_par[seat])
         for bot, values in against.items():
             assert deal["against_par"][bot] == pytest.approx(statistics.fmean(values), abs=1e-4)
