@@ -22,10 +22,10 @@ from analysis.rollout.par import match_pars
 from analysis.rollout.source import specs_from_log
 from analysis.stats.sprt import (
     OUTCOMES,
+    AlreadyDecided,
     Decision,
     Sequential,
     Sprt,
-    TestDecided,
     elo_score,
     generalized_llr,
     parse_hypotheses,
@@ -133,7 +133,7 @@ def test_the_sequence_stops_at_the_first_deal_that_crosses_a_bound() -> None:
     seq = Sequential(test)
     for score in scores[: first + 1]:
         seq.add(score)
-    with pytest.raises(TestDecided):
+    with pytest.raises(AlreadyDecided):
         seq.add(1.0)  # nothing is counted after the decision
     undecided = run_sprt(test, [0.75, 0.5])
     assert undecided.decision is None

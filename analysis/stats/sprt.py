@@ -40,7 +40,7 @@ ELO_LIMIT: Final = 1000.0
 """Hypotheses beyond +-1000 Elo (a score within 0.3% of 0 or 1) are refused."""
 
 
-class TestDecided(RuntimeError):
+class AlreadyDecided(RuntimeError):
     """A deal counted after the test decided: the caller should have stopped at the decision."""
 
 
@@ -221,7 +221,7 @@ class Sequential:
     def add(self, score: float) -> Decision | None:
         """Count one more deal; the decision once the ratio crosses a bound (then final)."""
         if self.decision is not None:
-            raise TestDecided("the test has decided: no deal is counted after it")
+            raise AlreadyDecided("the test has decided: no deal is counted after it")
         self.counts[outcome_index(score)] += 1
         self.deals += 1
         self.llr = self.test.llr(self.counts)
