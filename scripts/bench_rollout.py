@@ -132,6 +132,14 @@ def measure_rollouts(count: int, rollouts: int, runs: int) -> dict[str, Any]:
 
 
 def measure_analyze(matches: int, rollouts: int) -> dict[str, Any]:
+    """`sniff analyze` without luck (the figure the earlier benchmark had) and with it (the
+    default since), on the same records in the same run."""
+    plain = _analyze_once(matches, rollouts, luck=False)
+    with_luck = _analyze_once(matches, rollouts, luck=True)
+    return {**plain, "with_luck": with_luck}
+
+
+def _analyze_once(matches: int, rollouts: int, luck: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-rollout-") as tmp:
         records = Path(tmp) / "matches.jsonl"
         with records.open("w") as f:
@@ -142,13 +150,26 @@ def measure_analyze(matches: int, rollouts: int) -> dict[str, Any]:
         start = time.perf_counter()
         done = subprocess.run(
             [*sniff, "analyze", "--records", str(records), "--rollouts", str(rollouts),
-             "--format", "csv"],
+             "--format", "json" if luck else "csv", *(() if luck else ("--no-luck",))],
             capture_output=True, text=True, env=env, check=False,
         )  # fmt: skip
         wall = time.perf_counter() - start
         if done.returncode != 0:
             raise RuntimeError(f"sniff analyze failed: {done.stderr}")
-        decisions_done = len(done.stdout.splitlines()) - 1
+        luck_figures: dict[str, Any] = {}
+        if luck:
+            doc = json.loads(done.stdout)
+            decisions_done = len(doc["decisions"])
+            seats = doc["luck"]["seats"]
+            luck_figures = {
+                "luck_rollouts": doc["luck"]["rollouts"],
+                "median_match_luck_se": statistics.median(r["luck_se"] for r in seats),
+                "median_match_lost_se": statistics.median(r["lost_se"] for r in seats),
+                "median_abs_match_luck": statistics.median(abs(r["luck"]) for r in seats),
+                "events": len(doc["luck"]["events"]),
+            }
+        else:
+            decisions_done = len(done.stdout.splitlines()) - 1
         sql = (
             "SELECT median(loss_se) AS median_diff_se, avg(loss_se) AS mean_diff_se, "
             "median(se) AS median_se, count(*) AS moves FROM moves WHERE rank > 1"
@@ -168,6 +189,7 @@ def measure_analyze(matches: int, rollouts: int) -> dict[str, Any]:
         "ms_per_decision": 1000 * wall / max(1, decisions_done),
         "extrapolated_1000_matches_s": per_match * 1000,
         **figures,
+        **luck_figures,
     }
 
 
@@ -291,6 +313,14 @@ def report(doc: dict[str, Any]) -> None:
             f"{a['extrapolated_1000_matches_s']:.0f} s; SE of an equity difference: median "
             f"{a['median_diff_se']:.2f}, mean {a['mean_diff_se']:.2f} points (one move's SE: "
             f"median {a['median_se']:.2f})"
+        )
+        w = a["with_luck"]
+        print(
+            f"  with luck ({w['luck_rollouts']} rollouts an estimate, {w['events']} chance "
+            f"events): {w['wall_s']:.1f} s ({w['wall_s'] / a['wall_s']:.2f}x without); 1,000 "
+            f"matches: {w['extrapolated_1000_matches_s']:.0f} s; a match's luck: median |luck| "
+            f"{w['median_abs_match_luck']:.1f} points, median SE {w['median_match_luck_se']:.1f}"
+            f"; its equity lost: median SE {w['median_match_lost_se']:.1f}"
         )
     if "bot" in doc:
         b = doc["bot"]

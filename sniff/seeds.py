@@ -49,6 +49,7 @@ from sniff.dealing import check_seed
 ROTATION_SEED_SPACE: Final = 2**63
 """A tournament's bot seeds wrap here (they grow with the match seed)."""
 DECISION_DOMAIN: Final = "sniff/analyze/v1"
+LUCK_DOMAIN: Final = "sniff/luck/v1"
 BOT_DOMAIN: Final = "sniff/bot/v1"
 SEAT_ENTROPY_DOMAIN: Final = b"sniff/seat-entropy/v1"
 ENTROPY_SIZE: Final = 32
@@ -93,6 +94,13 @@ def decision_seed(seed: int, match_id: str, round_index: int, index: int) -> int
     """The seed of one decision's rollouts: the same decision always gets the same, whichever
     worker analyses it and in whatever order."""
     return _hash64(f"{DECISION_DOMAIN}\0{seed}\0{match_id}\0{round_index}\0{index}")
+
+
+def luck_seed(seed: int, match_id: str, round_index: int, point: int, seat: int) -> int:
+    """The seed of one luck estimate (analysis/rollout/luck.py): the equity from `seat`'s view
+    after `point` actions of the round (-1: before the deal, `seat` then its leader). Its own
+    domain, so no luck estimate shares its rollouts with a decision's."""
+    return _hash64(f"{LUCK_DOMAIN}\0{seed}\0{match_id}\0{round_index}\0{point}\0{seat}")
 
 
 def _hash64(text: str) -> int:

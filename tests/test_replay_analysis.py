@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.cli.main import cli
-from analysis.rollout.store import match_analysis, store_root
+from analysis.rollout.store import match_analysis, match_luck_events, store_root
 from tests.replay_helpers import sample_log
 
 MATCH = "two-seats"
@@ -59,6 +59,21 @@ def test_the_page_shows_each_decision_as_stored(analysed: Path, tmp_path: Path) 
         assert a["loss"] == pytest.approx(stored["loss"])
         assert a["exact"] == stored["exact"]
         assert a["phase"] in ("lead", "sniff", "open", "empty")
+    # The luck of every stored chance event is shown once: draws at their step, the lot and
+    # the deals at the round's first action.
+    luck = match_luck_events(store_root(analysed), MATCH)
+    assert luck
+    shown_luck = [
+        (s["round"], s["action"], e["kind"], e["seat"])
+        for s in data["steps"]
+        for e in s.get("l", ())
+    ]
+    stored_luck = [
+        (r, a if a >= 0 else 0, e["kind"], e["seat"])
+        for (r, a), events in luck.items()
+        for e in events
+    ]
+    assert sorted(shown_luck) == sorted(stored_luck)
     errors = [k for k, a in judged.items() if a["flag"]]
     html = page.read_text(encoding="utf-8")
     assert html.count('class="err"') + html.count('class="large"') + len(
@@ -105,6 +120,8 @@ def test_the_browser_shows_the_decision_of_each_step(analysed: Path, tmp_path: P
             if "a" in step:
                 assert f"best {step['a']['best']}" in text, (i, text)
             else:
-                assert text == "no decision (one legal move)", (i, text)
+                assert text.startswith("no decision (one legal move)"), (i, text)
+            for event in step.get("l", ()):
+                assert f"{event['luck']:+.2f}".lstrip("+") in text, (i, text)
     finally:
         browser.close()

@@ -86,6 +86,20 @@ WORKERS_MAX = 256
     help="Also the double-dummy par of every deal (every tile seen by every seat, perfect "
     "play: the exact solver) and each seat's result against it.",
 )
+@click.option(
+    "--luck/--no-luck",
+    default=True,
+    show_default=True,
+    help="Also the luck of every chance event (the lot, each deal, each draw), per round and "
+    "match, and each seat's luck-adjusted result (docs/analysis.md, Luck).",
+)
+@click.option(
+    "--luck-rollouts",
+    type=click.IntRange(2, ANALYZE_ROLLOUTS_MAX),
+    default=400,
+    show_default=True,
+    help="Sampled deals per equity estimate of the luck (one playout each).",
+)
 @ray_option
 @progress_option
 @db_option
@@ -104,6 +118,8 @@ def analyze(
     exact: bool,
     ray_address: str | None,
     par: bool,
+    luck: bool,
+    luck_rollouts: int,
 ) -> None:
     """What each move was worth: equity by rollouts at every decision of a match.
 
@@ -119,9 +135,14 @@ def analyze(
     For each decision: the best move, the equity lost by the move played, an
     error flag (loss beyond 2 standard errors) and a large-loss flag (an
     error losing more than 5 points); per player: decisions, total and mean
-    equity lost, error rate. Matches of the log must be over (their deals
-    are hidden while in play). Results are stored as Parquet beside the log
-    (query them with sniff analysis). Exit 2 for an unknown match, a match in
+    equity lost, error rate. With --luck (the default), per match and seat:
+    the net result, the luck of the chance events (the lot, the deals, the
+    draws: each the change it made to the equity of the side it happened to,
+    the other sides' luck counted against it), the equity lost by decisions,
+    and the luck-adjusted result (result minus luck), with standard errors.
+    Matches of the log must be over (their deals are hidden while in play).
+    Results are stored as Parquet beside the log (query them with sniff
+    analysis). Exit 2 for an unknown match, a match in
     play, a record that does not replay.
 
     \b
@@ -136,8 +157,9 @@ def analyze(
         count_decisions,
         players,
     )
+    from analysis.rollout.luck import LuckSettings, luck_rows
     from analysis.rollout.source import SourceError, specs_from_log, specs_from_records
-    from analysis.rollout.store import store_root, write_results
+    from analysis.rollout.store import store_root, write_luck, write_results
 
     if bool(match_ids) == bool(records):
         raise Misuse("name the matches of the log to analyse, or give --records FILE (not both)")
@@ -171,13 +193,19 @@ def analyze(
         )
     finally:
         bar.finish()
+    lucks = (
+        _lucks(specs, luck_rollouts, policy, seed, workers, ray_address, progress) if luck else None
+    )
     if store:
         root = store_root(records if records is not None else db_path)
         try:
             write_results(root, specs, results, settings, seat)
+            if lucks is not None:
+                write_luck(root, lucks, LuckSettings(luck_rollouts, policy, seed))
         except OSError as e:
             raise Misuse(f"cannot store the results under {root}: {e.strerror or e}") from None
     summary = players(results)
+    seat_rows = luck_rows(lucks, results, seat) if lucks is not None else None
     pars = _pars(specs, workers, ray_address) if par else None
     if fmt == "json":
         doc = {
@@ -194,6 +222,18 @@ def analyze(
             "decisions": [r.to_json() for r in results],
             "players": [p.to_json() for p in summary],
             **({"pars": [p.to_json() for p in pars]} if pars is not None else {}),
+            **(
+                {
+                    "luck": {
+                        "rollouts": luck_rollouts,
+                        "seats": [r.to_json() for r in seat_rows or ()],
+                        "rounds": [r.to_json() for m in lucks for r in m.rounds],
+                        "events": [e.to_json() for m in lucks for e in m.events],
+                    }
+                }
+                if lucks is not None
+                else {}
+            ),
         }
         click.echo(json_line(doc))
         return
@@ -240,6 +280,30 @@ def analyze(
             ],
         )
     )
+    if seat_rows is not None:
+        click.echo(
+            f"\nluck ({luck_rollouts} rollouts an estimate) and skill per match and seat: "
+            "result minus luck is the luck-adjusted result"
+        )
+        click.echo(
+            render_table(
+                ["match", "seat", "player", "result", "luck", "se", "lost", "se", "adjusted"],
+                [
+                    [
+                        r.match_id,
+                        r.seat,
+                        r.player,
+                        f"{r.result:+g}",
+                        f"{r.luck:+.1f}",
+                        f"{r.luck_se:.1f}",
+                        f"{r.lost:.1f}",
+                        f"{r.lost_se:.1f}",
+                        f"{r.adjusted:+.1f}",
+                    ]
+                    for r in seat_rows
+                ],
+            )
+        )
     if pars is not None:
         click.echo("\ndouble-dummy par of each deal (the leader's side), and each seat against it")
         click.echo(
@@ -314,6 +378,33 @@ def analysis(
     except duckdb.Error as e:
         raise Misuse(first_line(str(e))) from None
     write_result(fmt, columns, rows, sys.stdout)
+
+
+def _lucks(
+    specs: Sequence[Any],
+    rollouts: int,
+    policy: str,
+    seed: int,
+    workers: int | None,
+    ray_address: str | None,
+    progress: bool,
+) -> list[Any]:
+    """The luck of every match (`analysis.rollout.luck`), a match a job."""
+    from analysis.parallel import default_workers
+    from analysis.rollout.luck import LuckSettings, analyse_luck
+
+    bar = Progress(progress, "luck", unit="matches")
+    bar.start(len(specs))
+    try:
+        return analyse_luck(
+            specs,
+            LuckSettings(rollouts, policy, seed),
+            workers=workers or default_workers(),
+            progress=bar.update,
+            ray_address=ray_address,
+        )
+    finally:
+        bar.finish()
 
 
 def _pars(specs: Sequence[Any], workers: int | None, ray_address: str | None) -> list[Any]:

@@ -265,8 +265,8 @@ def replay(
     if html_path is not None:
         from analysis.replay.html import match_page
 
-        judged = _stored_analysis(db_path, match_id) if with_analysis else None
-        _write(html_path, match_page(rp, judged))
+        judged, luck = _stored_analysis(db_path, match_id) if with_analysis else (None, None)
+        _write(html_path, match_page(rp, judged, luck))
         wrote = True
     if wrote:
         return
@@ -283,21 +283,31 @@ def replay(
     click.echo(replay_text(rp, steps, tally=tally, at=at is not None))
 
 
-def _stored_analysis(db_path: str, match_id: str) -> Any:
-    """What `sniff analyze` stored of the match beside the log (None if nothing), said on
-    stderr: the page marks it."""
+def _stored_analysis(db_path: str, match_id: str) -> tuple[Any, Any]:
+    """What `sniff analyze` stored of the match beside the log: its decisions and the luck of
+    its chance events (None for what is not stored), said on stderr: the page marks them."""
     import duckdb
 
-    from analysis.rollout.store import NoAnalyses, match_analysis, store_root
+    from analysis.rollout.store import NoAnalyses, match_analysis, match_luck_events, store_root
 
+    root = store_root(db_path)
     try:
-        judged, said = match_analysis(store_root(db_path), match_id)
+        judged, said = match_analysis(root, match_id)
     except NoAnalyses:
-        return None
+        return None, None
     except duckdb.Error as e:
         click.echo(f"Note: the stored analyses cannot be read, none shown: {e}", err=True)
-        return None
-    click.echo(
-        f"Note: the page shows the stored analysis of {len(judged)} decisions ({said})", err=True
+        return None, None
+    try:
+        luck = match_luck_events(root, match_id) or None
+    except duckdb.Error as e:
+        click.echo(f"Note: the stored luck cannot be read, none shown: {e}", err=True)
+        luck = None
+    luck_said = (
+        "" if luck is None else f", and the luck of {sum(map(len, luck.values()))} chance events"
     )
-    return judged
+    click.echo(
+        f"Note: the page shows the stored analysis of {len(judged)} decisions ({said}){luck_said}",
+        err=True,
+    )
+    return judged, luck

@@ -95,6 +95,20 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
     "(kind sprt) and a row a bot against par (kind par)",
     json="one document: settings, results, head to head, the test, the pars of each deal",
 )
+@click.option(
+    "--adjust-luck",
+    is_flag=True,
+    help="Also each bot's luck-adjusted results (net result minus the luck of the lot, "
+    "the deals and the draws; docs/analysis.md, Luck), with how many times fewer deals "
+    "they need for the same interval width.",
+)
+@click.option(
+    "--luck-rollouts",
+    type=click.IntRange(2, 100_000),
+    default=400,
+    show_default=True,
+    help="With --adjust-luck: sampled deals per equity estimate.",
+)
 @progress_option
 @ray_option
 @tls_ca_option
@@ -116,6 +130,8 @@ def tournament(
     progress: bool,
     ray_address: str | None,
     tls_ca: str | None,
+    adjust_luck: bool,
+    luck_rollouts: int,
 ) -> None:
     """Play a duplicate tournament between bots and log every match.
 
@@ -197,13 +213,20 @@ def tournament(
     finally:
         bar.finish()
     elapsed = time.perf_counter() - started
+    adjusted = (
+        _adjusted(settings, played, table, luck_rollouts, seed, workers, progress, ray_address)
+        if adjust_luck
+        else None
+    )
     imported, present = load_events(db_path, table, tls_ca)
     result = report(settings, played, committed)
     doc = result.to_json()
+    if adjusted is not None:
+        doc["luck_adjusted"] = {"rollouts": luck_rollouts, **adjusted}
     if fmt == "json":
         click.echo(json_line(doc))
     elif fmt == "csv":
-        _write_csv(doc)
+        _write_csv(doc, adjusted)
         reveal = doc["seed_commitment"]
         click.echo(
             f"{settings.id}: deal seeds revealed: salt {reveal['salt']},"
@@ -230,6 +253,31 @@ def tournament(
                 _PAIR_COLUMNS, [[r[c] for c in _PAIR_COLUMNS] for r in doc["head_to_head"]]
             )
         )
+        if adjusted is not None:
+            click.echo(
+                f"\nluck-adjusted net result a match (net result minus luck, {luck_rollouts} "
+                "rollouts an estimate), 95% CI by deal; variance ratio = raw variance / "
+                "adjusted (how many times fewer deals for the same width), by deal and by match"
+            )
+            columns = (*_RESULT_COLUMNS[:2], *_RESULT_COLUMNS[3:])
+            click.echo(
+                render_table(
+                    (*columns, "variance_ratio", "match_variance_ratio"),
+                    [
+                        [r[c] for c in (*columns, "variance_ratio", "match_variance_ratio")]
+                        for r in adjusted["results"]
+                    ],
+                )
+            )
+            click.echo(
+                render_table(
+                    (*_PAIR_COLUMNS, "variance_ratio"),
+                    [
+                        [r[c] for c in (*_PAIR_COLUMNS, "variance_ratio")]
+                        for r in adjusted["head_to_head"]
+                    ],
+                )
+            )
         if "par" in doc:
             _echo_par(doc["par"])
         reveal = doc["seed_commitment"]
@@ -244,9 +292,10 @@ def tournament(
     )
 
 
-def _write_csv(doc: dict[str, Any]) -> None:
-    """One row a bot, one a pair, then the test's and a row a bot against par when asked;
-    the columns of the test and of the unsolved rounds only when there are such rows."""
+def _write_csv(doc: dict[str, Any], adjusted: dict[str, Any] | None) -> None:
+    """One row a bot, one a pair (and their luck-adjusted rows), then the test's and a row a
+    bot against par when asked; the columns of the test and of the unsolved rounds only when
+    there are such rows."""
     test, par = doc.get("sprt"), doc.get("par")
     extra = (_SPRT_COLUMNS if test else ()) + (("unsolved_rounds",) if par else ())
     pad = [None] * len(extra)
@@ -259,6 +308,15 @@ def _write_csv(doc: dict[str, Any]) -> None:
         ["head_to_head", *(row[c] for c in _PAIR_COLUMNS), None, None, None, None, *pad]
         for row in doc["head_to_head"]
     ]
+    if adjusted is not None:
+        blank = [None] * (len(_RATING_COLUMNS) + 1 + len(extra))
+        rows += [
+            ["bot_luck_adjusted", row["bot"], None, *(row[c] for c in _PAIR_COLUMNS[2:]), *blank]
+            for row in adjusted["results"]
+        ] + [
+            ["head_to_head_luck_adjusted", *(row[c] for c in _PAIR_COLUMNS), *blank]
+            for row in adjusted["head_to_head"]
+        ]
     if test:
         bot, opponent = doc["bots"]
         rows.append(
@@ -303,6 +361,38 @@ def _echo_par(par: dict[str, Any]) -> None:
         f" {par['unsolved_rounds']} unsolved within the budget (no par),"
         f" {par['unsolved_deals']} deals without a solved round"
     )
+
+
+def _adjusted(
+    settings: Any,
+    played: Sequence[Any],
+    table: Any,
+    rollouts: int,
+    seed: int,
+    workers: int | None,
+    progress: bool,
+    ray_address: str | None,
+) -> dict[str, Any]:
+    """The luck of every match (a match a job) and the results adjusted by it."""
+    from analysis.rollout.luck import LuckSettings
+    from analysis.tournament_luck import adjusted_report, tournament_luck
+
+    bar = Progress(progress, "luck", unit="matches")
+    bar.start(len(played))
+    try:
+        luck = tournament_luck(
+            table,
+            played,
+            LuckSettings(rollouts, "greedy", seed),
+            workers=workers or default_workers(),
+            progress=bar.update,
+            ray_address=ray_address,
+        )
+    except KeyboardInterrupt:
+        raise Misuse("interrupted: nothing was logged") from None
+    finally:
+        bar.finish()
+    return adjusted_report(settings, played, luck)
 
 
 def _events_of(table: Any, match_ids: Sequence[str]) -> int:

@@ -46,6 +46,9 @@ button{font-size:16px;min-width:36px}
 #moves span.large{background:#f6d4cf}
 #moves span.large.cur{background:#2f4f3a}
 #decision .lost{font-weight:bold;color:#c0392b}
+#moves span.good{border-bottom:2px solid #2e8b57}
+#moves span.bad{border-bottom:2px solid #c0392b}
+#decision .luck{color:#555}
 """
 
 _SCRIPT = r"""
@@ -93,6 +96,14 @@ function show(i) {
       a.loss.toFixed(2) + '</span> ' + how : 'the best') +
       (a.flag ? ' \u2014 ' + a.flag : '') + '<br><small>' + a.phase + ', ' +
       (a.exact ? 'solved exactly' : a.rollouts + ' rollouts') + '</small>';
+  }
+  if (s.l) {
+    dec.innerHTML += '<div class="luck">' + s.l.map(function(e) {
+      const who = e.kind === 'draw' ? 'luck of the draw' : e.kind === 'deal' ?
+        'seat ' + e.seat + "'s deal" : 'seat ' + e.seat + "'s side, the lot";
+      return who + ': ' + (e.luck >= 0 ? '+' : '') + e.luck.toFixed(2) + ' \u00b1 ' +
+        e.se.toFixed(2);
+    }).join('<br>') + '</div>';
   }
   let status = '';
   if (s.round_end) {
@@ -148,9 +159,25 @@ def _viewbox(geometry: Geometry) -> list[float]:
 Analysis = dict[tuple[int, int], dict[str, Any]]
 """A stored analysis of the match's decisions by (round, action): what the page shows of
 each (`analysis.replay.source.stored_analysis`)."""
+Luck = dict[tuple[int, int], list[dict[str, Any]]]
+"""The stored luck of the match's chance events by (round, action), the lot and the deals
+under action -1 (`analysis.rollout.store.match_luck_events`)."""
 
 
-def _page_data(replay: Replay, analysis: Analysis | None = None) -> dict[str, Any]:
+def _luck_of(step: Step, luck: Luck | None) -> list[dict[str, Any]]:
+    """The chance events shown at a step: a draw's luck at the draw, the lot and the deals at
+    the round's first action."""
+    if not luck:
+        return []
+    shown = list(luck.get((step.round, -1), ())) if step.action == 0 else []
+    if step.kind == "draw":
+        shown += [e for e in luck.get((step.round, step.action), ()) if e["kind"] == "draw"]
+    return shown
+
+
+def _page_data(
+    replay: Replay, analysis: Analysis | None = None, luck: Luck | None = None
+) -> dict[str, Any]:
     rounds: dict[int, dict[str, Any]] = {}
     steps: list[dict[str, Any]] = []
     geometries: dict[int, Geometry] = {}
@@ -200,6 +227,7 @@ def _page_data(replay: Replay, analysis: Analysis | None = None) -> dict[str, An
                     if analysis and (step.round, step.action) in analysis
                     else {}
                 ),
+                **({"l": shown} if (shown := _luck_of(step, luck)) else {}),
             }
         )
     ordered = [
@@ -213,7 +241,7 @@ def _page_data(replay: Replay, analysis: Analysis | None = None) -> dict[str, An
     }
 
 
-def _move_list(replay: Replay, analysis: Analysis | None = None) -> str:
+def _move_list(replay: Replay, analysis: Analysis | None = None, luck: Luck | None = None) -> str:
     parts: list[str] = []
     current = -1
     for step in replay.steps:
@@ -231,6 +259,10 @@ def _move_list(replay: Replay, analysis: Analysis | None = None) -> str:
         if judged is not None and judged["flag"]:
             classes.append("large" if judged["flag"] == "large loss" else "err")
             title += f", lost {judged['loss']:.2f} (best {judged['best']})"
+        drew = [e for e in _luck_of(step, luck) if e["kind"] == "draw"]
+        if drew:
+            classes.append("good" if drew[0]["luck"] >= 0 else "bad")
+            title += f", luck {drew[0]['luck']:+.2f} ± {drew[0]['se']:.2f}"
         cls = f' class="{" ".join(classes)}"' if classes else ""
         parts.append(
             f'<span data-step="{step.n}"{cls} title="{escape(title)}">{escape(label)}</span>'
@@ -238,11 +270,14 @@ def _move_list(replay: Replay, analysis: Analysis | None = None) -> str:
     return "".join(parts)
 
 
-def match_page(replay: Replay, analysis: Analysis | None = None) -> str:
+def match_page(replay: Replay, analysis: Analysis | None = None, luck: Luck | None = None) -> str:
     """The page (see the module's doc); with `analysis`, each decision's equity lost and best
-    move beside the step, and the errors marked in the move list."""
+    move beside the step, and the errors marked in the move list; with `luck`, the luck of
+    each draw (marked in the move list) and of the lot and the deals at a round's start."""
     info = replay.info
-    data = json.dumps(_page_data(replay, analysis), separators=(",", ":")).replace("</", "<\\/")
+    data = json.dumps(_page_data(replay, analysis, luck), separators=(",", ":")).replace(
+        "</", "<\\/"
+    )
     result = ""
     if info.finished and info.scores is not None:
         result = f" · seat {info.winner} won, scores {' '.join(str(s) for s in info.scores)}"
@@ -278,7 +313,7 @@ def match_page(replay: Replay, analysis: Analysis | None = None) -> str:
 <div id="status"></div></div>
 <div class="panel"><h2>Scores</h2><table id="scores"><tbody></tbody></table></div>
 <div class="panel"><h2>Decision</h2><div id="decision"></div></div>
-<div class="panel"><h2>Moves</h2><div id="moves">{_move_list(replay, analysis)}</div></div>
+<div class="panel"><h2>Moves</h2><div id="moves">{_move_list(replay, analysis, luck)}</div></div>
 </div></main>
 <script type="application/json" id="replay-data">{data}</script>
 <script>{_SCRIPT}</script>

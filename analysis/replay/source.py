@@ -8,7 +8,7 @@ replay model is imported by `load_replay`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -59,6 +59,25 @@ def read_match_events(
     if regenerated is not None:
         regenerated(found.note())
     return rows
+
+
+def table_match_events(
+    table: Any, match_ids: Sequence[str], *, reveal: bool = True
+) -> dict[str, list[dict[str, Any]]]:
+    """Each match's events from an Arrow table of log events not yet in any log (a
+    tournament's before it is stored), read by the same query as `read_match_events`."""
+    from analysis.regenerate import events_database
+
+    con = events_database([table])
+    try:
+        out = {}
+        for match_id in match_ids:
+            result = con.execute(_sql("match_events"), [match_id, reveal])
+            names = [d[0] for d in result.description]
+            out[match_id] = [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+        return out
+    finally:
+        con.close()
 
 
 def load_replay(

@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analysis.rollout.analyze import DECISION_COLUMNS, DecisionResult, Settings
+from analysis.rollout.luck import LuckSettings, MatchLuck
 from analysis.rollout.source import MatchSpec
 
 _SETTINGS = [
@@ -177,20 +178,56 @@ def _write(path: Path, table: pa.Table) -> Path:
     return path
 
 
+LUCK_SCHEMA = pa.schema(
+    [
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("round", pa.int32(), nullable=False),
+        pa.field("action", pa.int32(), nullable=False),
+        pa.field("seat", pa.int8(), nullable=False),
+        pa.field("player", pa.string(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("tile", pa.string(), nullable=False),
+        pa.field("before", pa.float64(), nullable=False),
+        pa.field("after", pa.float64(), nullable=False),
+        pa.field("luck", pa.float64(), nullable=False),
+        pa.field("se", pa.float64(), nullable=False),
+        pa.field("rollouts", pa.int32(), nullable=False),
+        pa.field("policy", pa.string(), nullable=False),
+        pa.field("seed", pa.uint64(), nullable=False),
+    ]
+)
+
+
+def write_luck(root: Path, lucks: Sequence[MatchLuck], settings: LuckSettings) -> list[Path]:
+    """Store the luck of each match's chance events: `luck/<match>/<settings>.parquet`, one
+    row an event, replacing what the same match and settings held."""
+    tag = f"rollouts-{settings.rollouts}_{settings.policy}_seed-{settings.seed}"
+    common = {"rollouts": settings.rollouts, "policy": settings.policy, "seed": settings.seed}
+    written = []
+    for m in lucks:
+        records = [{**e.to_json(), **common} for e in m.events]
+        table = pa.Table.from_pylist(records, schema=LUCK_SCHEMA)
+        written.append(_write(root / "luck" / match_dir_name(m.match_id) / f"{tag}.parquet", table))
+    return written
+
+
 class NoAnalyses(LookupError):
     """Nothing has been stored under that root yet."""
 
 
 def query_analyses(root: Path, sql: str, params: Sequence[Any] = ()) -> tuple[list[str], list[Any]]:
-    """Run `sql` over the stored analyses (views `decisions` and `moves`): columns and rows."""
+    """Run `sql` over the stored analyses (views `decisions`, `moves` and, once a luck
+    analysis is stored, `luck`): columns and rows."""
     import duckdb
 
-    files = {t: sorted((root / t).glob("*/*.parquet")) for t in ("decisions", "moves")}
+    files = {t: sorted((root / t).glob("*/*.parquet")) for t in ("decisions", "moves", "luck")}
     if not files["decisions"]:
         raise NoAnalyses(f"no analysis is stored under {root} (run sniff analyze first)")
     con = duckdb.connect(":memory:")
     try:
         for table, paths in files.items():
+            if not paths:
+                continue
             con.read_parquet([str(p) for p in paths], union_by_name=True).create_view(table)
         cursor = con.execute(sql, list(params) or None)
         columns = [d[0] for d in cursor.description or ()]
@@ -229,3 +266,21 @@ def match_analysis(root: Path, match_id: str) -> tuple[dict[tuple[int, int], dic
     first = dict(zip(columns, rows[0], strict=True))
     said = f"{first['rollouts']} rollouts, {first['policy']}, seed {first['seed']}"
     return out, said
+
+
+def match_luck_events(root: Path, match_id: str) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """The stored luck of one match's chance events by (round, action): a draw's own, and
+    under (round, -1) the lot's and every seat's deal; empty when none is stored."""
+    from analysis.sqlfiles import named_queries
+
+    if not any((root / "luck").glob("*/*.parquet")):
+        return {}
+    sql = named_queries("analysis.rollout", "stored.sql")["match_luck"]
+    columns, rows = query_analyses(root, sql, [match_id])
+    out: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        d = dict(zip(columns, row, strict=True))
+        out.setdefault((int(d["round"]), int(d["action"])), []).append(
+            {k: d[k] for k in ("seat", "kind", "tile", "luck", "se", "rollouts")}
+        )
+    return out
