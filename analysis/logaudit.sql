@@ -89,7 +89,8 @@ ORDER BY salvaged_at;
 
 -- name: tournament_matches
 -- Every match a tournament logged under a commitment to its deal seeds: its run id,
--- the commitment and its deal's index (match_created), its deal's seed, and the salt
+-- the commitment, how many seeds it covers (null in logs written before it was logged)
+-- and its deal's index (match_created), its deal's seed, and the salt
 -- revealed at its end (match_ended; null while none is logged). Seeds and deal indices
 -- as text: a seed may exceed BIGINT.
 SELECT
@@ -97,6 +98,7 @@ SELECT
     c.detail->>'run_id'                AS run_id,
     c.detail->>'tournament_commitment' AS commitment,
     c.detail->>'tournament_deal'       AS deal,
+    c.detail->>'tournament_deals'      AS committed_deals,
     c.detail->>'seed'                  AS seed,
     e.detail->>'tournament_salt'       AS salt
 FROM events_all AS c

@@ -25,11 +25,20 @@ tiles, so they are correlated; deals are independent):
   finite; shown on the Elo scale (400 log10, mean 0), with a 95% interval
   from a bootstrap over deals seeded from the tournament's seed.
 
+With two bots a tournament may be a sequential test (`Settings.sprt`,
+analysis/stats/sprt.py): its deals are then the most it may play, the test is
+updated after each deal in deal order, and the tournament stops at the deal
+that decides it; the deals after it are discarded unplayed or unlogged, so
+what is logged and reported is exactly the deals counted. Optionally each
+round that is one position in every rotation of its deal is measured
+against its double-dummy par (analysis/tournament_par.py).
+
 Before its first deal a tournament commits to the seeds of all its deals
 (`SeedsCommitment`, sniff/seeds.py's `tournament_seeds_commitment`): each
-match logs the commitment and its deal's index in its match_created detail,
-and the salt that opens it in its match_ended detail, where the chain covers
-them; `sniff audit --db` opens it again (docs/dealing.md).
+match logs the commitment, how many seeds it covers and its deal's index in
+its match_created detail, and the salt that opens it in its match_ended
+detail, where the chain covers them; `sniff audit --db` opens it again
+(docs/dealing.md), also when a sequential test stopped before the last deal.
 
 Deals run in a process pool (analysis.parallel), in order, so the results
 and the logged events do not depend on the number of workers. Every match
@@ -46,14 +55,17 @@ import random
 import secrets
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
 
 from analysis.bot_matches import play_bots
 from analysis.parallel import chunked, ordered_map
+from analysis.rollout.par import RoundPar
+from analysis.stats.sprt import Sequential, Sprt, SprtOutcome, run_sprt
 from analysis.stats.tdist import t975
+from analysis.tournament_par import bot_against_par, deal_json, deal_pars, unsolved
 from service.match_recorder import EventRecorder
 from service.storage.events import EventRow, rows_to_arrow
 from sniff import make_bot
@@ -93,11 +105,20 @@ class Settings:
     variant: str = "american"
     round_limit: int | None = None
     target: int | None = None
+    sprt: Sprt | None = None
+    """A sequential test of the first bot against the second: `deals` is then the most
+    deals it may play."""
 
     def check(self) -> None:
         """ValueError for a tournament that cannot be played."""
         if len(self.bots) < 2:
             raise ValueError("a tournament needs at least 2 bots, like --bots rollout,greedy")
+        if self.sprt is not None:
+            if len(self.bots) != 2:
+                raise ValueError(
+                    f"--sprt tests one bot against another: give 2 bots, not {len(self.bots)}"
+                )
+            self.sprt.check()
         if len(set(self.bots)) != len(self.bots):
             raise ValueError(f"--bots names a bot twice: {','.join(self.bots)}")
         if not 2 <= self.seats <= 4:
@@ -116,17 +137,22 @@ class Settings:
 
     @property
     def id(self) -> str:
-        return tournament_id(
-            {
-                "bots": list(self.bots),
-                "seats": self.seats,
-                "deals": self.deals,
-                "seed": self.seed,
-                "variant": self.variant,
-                "round_limit": self.round_limit,
-                "target": self.target,
-            }
-        )
+        """A sequential test is part of the id (its deals are a prefix of the committed
+        ones: a run of the same deals without it, or with another test, is another
+        tournament, with its own commitment); a tournament without one keeps the id it had
+        before tests existed."""
+        settings: dict[str, Any] = {
+            "bots": list(self.bots),
+            "seats": self.seats,
+            "deals": self.deals,
+            "seed": self.seed,
+            "variant": self.variant,
+            "round_limit": self.round_limit,
+            "target": self.target,
+        }
+        if self.sprt is not None:
+            settings["sprt"] = self.sprt.to_json()
+        return tournament_id(settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +196,9 @@ class Played:
     """Final score of each seat's side."""
     rounds: int
     actions: int
+    pars: tuple[RoundPar, ...] = ()
+    """Each round that is one position in every rotation of the deal, against its par
+    (only when the tournament measures pars)."""
 
     def net(self, seat: int) -> float:
         """The seat's side's final score minus the mean of the other sides' scores."""
@@ -187,14 +216,16 @@ def _side_seats(teams: Sequence[int]) -> list[int]:
 
 
 def play_deal(
-    settings: Settings, deal: int, committed: SeedsCommitment
+    settings: Settings, deal: int, committed: SeedsCommitment, par_nodes: int | None = None
 ) -> tuple[list[Played], list[EventRow]]:
-    """Every rotation of one deal, played and logged under the tournament's commitment."""
+    """Every rotation of one deal, played and logged under the tournament's commitment;
+    with `par_nodes`, its shared rounds solved double-dummy within that budget."""
     tid = settings.id
     seed = committed.seeds[deal]
     commitment = committed.commitment.hex()
     played: list[Played] = []
     rows: list[EventRow] = []
+    matches = []
     for r, seated in enumerate(rotations(settings.bots, settings.seats)):
         match_id = f"{tid}-d{deal}-r{r}"
         recorder = EventRecorder(
@@ -208,12 +239,14 @@ def play_deal(
             run_id=tid,
             players=list(seated),
             tournament_commitment=commitment,
+            tournament_deals=len(committed.seeds),
             tournament_deal=deal,
             ended={"tournament_salt": committed.salt.hex()},
         )
         bots = [make_bot(name, rotation_bot_seed(seed, r, s)) for s, name in enumerate(seated)]
         play_bots(recorder, bots)
         match = recorder.match
+        matches.append(match)
         played.append(
             Played(
                 deal,
@@ -227,20 +260,33 @@ def play_deal(
             )
         )
         rows += recorder.rows()
+    if par_nodes is not None:
+        pars = deal_pars(matches, [p.match_id for p in played], par_nodes)
+        played = [replace(p, pars=rp) for p, rp in zip(played, pars, strict=True)]
     return played, rows
 
 
 def _play_chunk(
-    job: tuple[Settings, SeedsCommitment, list[int]],
-) -> tuple[list[Played], pa.Table]:
-    settings, committed, deals = job
-    played: list[Played] = []
+    job: tuple[Settings, SeedsCommitment, list[int], int | None],
+) -> tuple[list[list[Played]], pa.Table, list[int]]:
+    """Each deal's matches, all their events in deal order, and how many events each deal
+    has (so that the events of the deals after a test's decision can be cut off)."""
+    settings, committed, deals, par_nodes = job
+    played: list[list[Played]] = []
     rows: list[EventRow] = []
+    sizes: list[int] = []
     for deal in deals:
-        p, r = play_deal(settings, deal, committed)
-        played += p
+        p, r = play_deal(settings, deal, committed, par_nodes)
+        played.append(p)
         rows += r
-    return played, rows_to_arrow(rows)
+        sizes.append(len(r))
+    return played, rows_to_arrow(rows), sizes
+
+
+def deal_score(matches: Sequence[Played], bots: Sequence[str]) -> float:
+    """A deal's score for the first of two bots: its mean over the deal's matches of 1 a
+    win (its side scored more), 0.5 a tie, 0 a loss."""
+    return statistics.fmean(s for i, _, s in pair_results(matches, bots) if i == 0)
 
 
 def play(
@@ -250,25 +296,43 @@ def play(
     progress: Callable[[int], None] | None = None,
     committed: SeedsCommitment | None = None,
     ray_address: str | None = None,
+    par_nodes: int | None = None,
 ) -> tuple[list[Played], pa.Table]:
     """Every match of the tournament, in deal then rotation order, and their events, logged
     under `committed` (a new commitment when none is given: the caller who publishes it
-    before play makes it first)."""
+    before play makes it first). With a sequential test, only the deals up to the one that
+    decides it: the test is updated in deal order as the deals come back in order, so the
+    stopping deal does not depend on the workers. With `par_nodes`, each match carries its
+    shared rounds against their par."""
     settings.check()
     committed = committed or SeedsCommitment.new(settings)
     if len(committed.seeds) != settings.deals:
         raise ValueError(f"the commitment holds {len(committed.seeds)} seeds, not {settings.deals}")
-    size = 1 if "rollout" in settings.bots else 8
-    jobs = ((settings, committed, chunk) for chunk in chunked(range(settings.deals), size))
+    size = 1 if "rollout" in settings.bots or par_nodes is not None else 8
+    jobs = (
+        (settings, committed, chunk, par_nodes) for chunk in chunked(range(settings.deals), size)
+    )
+    test = None if settings.sprt is None else Sequential(settings.sprt)
     played: list[Played] = []
     tables: list[pa.Table] = []
-    for p, table in ordered_map(
-        _play_chunk, jobs, workers, preload=(__name__,), ray_address=ray_address
-    ):
-        played += p
-        tables.append(table)
-        if progress is not None:
-            progress(len(p))
+    results = ordered_map(_play_chunk, jobs, workers, preload=(__name__,), ray_address=ray_address)
+    try:
+        for deals, table, sizes in results:
+            kept = len(deals)
+            if test is not None:
+                for x, matches in enumerate(deals):
+                    if test.add(deal_score(matches, settings.bots)) is not None:
+                        kept = x + 1
+                        break
+            for matches in deals[:kept]:
+                played += matches
+            tables.append(table.slice(0, sum(sizes[:kept])))
+            if progress is not None:
+                progress(sum(len(m) for m in deals[:kept]))
+            if test is not None and test.decision is not None:
+                break
+    finally:
+        results.close()  # a decided test: the chunks still queued are cancelled
     return played, pa.concat_tables(tables) if tables else rows_to_arrow([])
 
 
@@ -389,18 +453,25 @@ def bradley_terry(
 class Report:
     settings: Settings
     matches: int
+    deals: int
+    """Deals played: `settings.deals`, or fewer when a sequential test stopped early."""
     bots: list[dict[str, Any]] = field(default_factory=list)
     head_to_head: list[dict[str, Any]] = field(default_factory=list)
     committed: SeedsCommitment | None = None
     """The commitment to the deal seeds, revealed here (and in the log)."""
+    sprt: SprtOutcome | None = None
+    par: dict[str, Any] | None = None
+    """Each bot against par (`results`, with `unsolved_rounds` and `unsolved_deals`) and
+    every deal's pars (`deals`), when measured."""
 
     def to_json(self) -> dict[str, Any]:
         s = self.settings
-        return {
+        doc = {
             "tournament": s.id,
             "bots": list(s.bots),
             "seats": s.seats,
-            "deals": s.deals,
+            "deals": self.deals,
+            "deals_max": s.deals,
             "rotations": len(s.bots),
             "matches": self.matches,
             "seed": s.seed,
@@ -411,6 +482,11 @@ class Report:
             "head_to_head": self.head_to_head,
             "seed_commitment": None if self.committed is None else self.committed.to_json(),
         }
+        if self.sprt is not None:
+            doc["sprt"] = self.sprt.to_json()
+        if self.par is not None:
+            doc["par"] = self.par
+        return doc
 
 
 def _interval_json(iv: Interval) -> dict[str, Any]:
@@ -443,7 +519,11 @@ def report(
         fitted = bradley_terry([r for pairs in sample for r in pairs], len(bots), 200)
         for i, x in enumerate(fitted):
             boot[i].append(x)
-    out = Report(settings, len(played), committed=committed)
+    out = Report(settings, len(played), len(keys), committed=committed)
+    if settings.sprt is not None:
+        out.sprt = run_sprt(settings.sprt, [deal_score(deals[d], bots) for d in keys])
+    if any(p.pars for p in played):
+        out.par = _par_report(bots, deals)
     for i, bot in enumerate(bots):
         values = [v for d in keys if (v := bot_values(deals[d], bot)) is not None]
         row: dict[str, Any] = {"bot": bot, **_interval_json(mean_interval(values))}
@@ -464,3 +544,21 @@ def report(
                     {"bot": a, "opponent": b, **_interval_json(mean_interval(values))}
                 )
     return out
+
+
+def _par_report(bots: Sequence[str], deals: dict[int, list[Played]]) -> dict[str, Any]:
+    """Each bot's mean result against par, by deal, and every deal's pars."""
+    by_deal = {d: [(p.players, p.pars) for p in matches] for d, matches in sorted(deals.items())}
+    results = []
+    for bot in bots:
+        values = [v for rots in by_deal.values() if (v := bot_against_par(rots, bot)) is not None]
+        results.append({"bot": bot, **_interval_json(mean_interval(values))})
+    return {
+        "results": results,
+        "rounds": sum(len(rots[0][1]) for rots in by_deal.values()),
+        "unsolved_rounds": sum(unsolved(rots) for rots in by_deal.values()),
+        "unsolved_deals": sum(
+            1 for rots in by_deal.values() if all(not rp.solved for rp in rots[0][1])
+        ),
+        "deals": [deal_json(d, rots, bots) for d, rots in by_deal.items()],
+    }

@@ -2,11 +2,16 @@
 
 `sniff tournament` publishes, before its first deal, a commitment to the
 seeds of all its deals (sniff/seeds.py, `tournament_seeds_commitment`), logs
-it with each match's deal index in the match_created detail and the salt in
-the match_ended detail (docs/dealing.md). A log audit gathers, for each run
-id, every deal's seed as its matches log it, and recomputes the commitment
-from them and the revealed salt; a commitment published before play can be
-pinned (`--tournament RUN_ID=HEX`), so that a log rewritten end to end,
+it with how many seeds it covers and each match's deal index in the
+match_created detail and the salt in the match_ended detail
+(docs/dealing.md). A log audit gathers, for each run id, every deal's seed
+as its matches log it, and recomputes the commitment from them and the
+revealed salt. A tournament stopped by its sequential test played only the
+first deals of those it committed to: the seeds of the rest follow from the
+rule that deal d's seed is deal 0's plus d, and the count logged says how
+many there are (a log written before the count was logged is read as
+committing to its deals 0 to the last one logged). A commitment published
+before play can be pinned (`--tournament RUN_ID=HEX`), so that a log rewritten end to end,
 commitment and all, is caught too. The per-match audit checks each match's
 chain, so these values are the ones the matches were logged with.
 
@@ -41,6 +46,14 @@ class TournamentMatch:
     deal: str | None
     seed: str | None
     salt: str | None
+    committed_deals: str | None = None
+    """How many deal seeds the commitment covers (None in logs written before it was
+    logged)."""
+
+
+class _UnreadableCount(ValueError):
+    """The matches of a tournament disagree on how many deal seeds it committed to, or one
+    logs a count that cannot be read."""
 
 
 def parse_pins(values: Sequence[str]) -> dict[str, str]:
@@ -100,7 +113,11 @@ def check_tournament(
         problem(f"match {unsalted[0]} reveals no salt at its end")
     if len(salts) > 1:
         problem(f"its matches reveal {len(salts)} different salts")
-    seeds = _deal_seeds(matches, problem)
+    try:
+        seeds = _deal_seeds(matches, _committed_count(matches), problem)
+    except _UnreadableCount as e:
+        problem(str(e))
+        seeds = None
     salt = chain.from_hex(salts[0], TOURNAMENT_SALT_SIZE) if salts else None
     if salt is None and salts:
         problem("the revealed salt is not 64 hex digits")
@@ -120,9 +137,31 @@ def check_tournament(
     return result
 
 
-def _deal_seeds(matches: Sequence[TournamentMatch], problem: Any) -> list[int] | None:
-    """Each deal's seed, deal 0 first, as the matches log them; None (with the problems
-    said) when a deal's matches disagree, a deal is missing or a value cannot be read."""
+def _committed_count(matches: Sequence[TournamentMatch]) -> int | None:
+    """How many seeds the matches say the commitment covers; None when none logs it (an
+    older log). _UnreadableCount when they disagree or one cannot be read."""
+    logged = {m.committed_deals for m in matches}
+    if logged == {None}:
+        return None
+    counts = {_number(d) for d in logged}
+    if None in counts or 0 in counts:
+        raise _UnreadableCount("a match logs no number of committed deal seeds that can be read")
+    if len(counts) > 1:
+        raise _UnreadableCount(
+            f"its matches log {len(counts)} different numbers of committed deal seeds"
+        )
+    (count,) = counts
+    assert count is not None
+    return count
+
+
+def _deal_seeds(
+    matches: Sequence[TournamentMatch], committed: int | None, problem: Any
+) -> list[int] | None:
+    """Each committed deal's seed, deal 0 first: as the matches log them, and for the deals
+    after the last one played (a test that stopped early), deal 0's seed plus the deal's
+    index. `committed` is how many (None: the deals logged). None (with the problems said)
+    when a deal's matches disagree, a deal is missing or a value cannot be read."""
     by_deal: dict[int, set[int]] = {}
     for m in matches:
         deal, seed = _number(m.deal), _number(m.seed)
@@ -139,7 +178,11 @@ def _deal_seeds(matches: Sequence[TournamentMatch], problem: Any) -> list[int] |
     if absent:
         problem(f"the log holds no match of deal {absent[0]} (of deals 0 to {count - 1})")
         return None
-    return [next(iter(by_deal[d])) for d in range(count)]
+    if committed is not None and count > committed:
+        problem(f"the log holds deal {count - 1}, beyond the {committed} deals committed to")
+        return None
+    played = [next(iter(by_deal[d])) for d in range(count)]
+    return played + [played[0] + d for d in range(count, committed or count)]
 
 
 def _number(text: str | None) -> int | None:

@@ -31,6 +31,8 @@ from sniff import parse_bots
 _RESULT_COLUMNS = ("bot", "deals", "matches", "mean", "se", "ci_low", "ci_high")
 _RATING_COLUMNS = ("rating", "rating_low", "rating_high")
 _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
+_SPRT_COLUMNS = ("decision", "llr", "llr_lower", "llr_upper")
+_PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
 
 
 @click.command()
@@ -46,7 +48,31 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
     type=int,
     default=100,
     show_default=True,
-    help="Deals, each played once per rotation of the bots over the seats; 1 to 5,000.",
+    help="Deals, each played once per rotation of the bots over the seats; 1 to 5,000 "
+    "(with --sprt, the most it may play).",
+)
+@click.option(
+    "--sprt",
+    "sprt_text",
+    metavar="ELO0,ELO1",
+    help="A sequential test of the first of 2 bots against the second: H0 it is ELO0 Elo "
+    "stronger, H1 ELO1 (ELO0 < ELO1); stops at the deal that decides (docs/statistics.md).",
+)
+@click.option(
+    "--sprt-alpha",
+    type=float,
+    help="With --sprt: the chance of accepting H1 when H0 holds, in (0, 0.5).  [default: 0.05]",
+)
+@click.option(
+    "--sprt-beta",
+    type=float,
+    help="With --sprt: the chance of accepting H0 when H1 holds, in (0, 0.5).  [default: 0.05]",
+)
+@click.option(
+    "--par",
+    is_flag=True,
+    help="Also each bot's result against the double-dummy par of the rounds that are one "
+    "position in every rotation of their deal (slow: an exact solve a deal).",
 )
 @click.option(
     "--seats",
@@ -65,8 +91,9 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
     "table",
     "csv",
     "json",
-    csv="one row a bot, then one a pair (kind bot or head_to_head)",
-    json="one document: settings, results, head to head",
+    csv="one row a bot, then one a pair (kind bot or head_to_head), then the test's row "
+    "(kind sprt) and a row a bot against par (kind par)",
+    json="one document: settings, results, head to head, the test, the pars of each deal",
 )
 @click.option(
     "--adjust-luck",
@@ -88,6 +115,10 @@ _PAIR_COLUMNS = ("bot", "opponent", "deals", "mean", "se", "ci_low", "ci_high")
 def tournament(
     bots_text: str,
     deals: int,
+    sprt_text: str | None,
+    sprt_alpha: float | None,
+    sprt_beta: float | None,
+    par: bool,
     seats: int,
     seed: int,
     variant: str,
@@ -117,16 +148,41 @@ def tournament(
     commitment to every deal seed, and at the end the seeds and the salt that
     open it; the log keeps both, and sniff audit --db checks them.
 
+    With --sprt ELO0,ELO1 and 2 bots it is a sequential test (as chess
+    engines' test farms run): after each deal, in deal order, the log-likelihood
+    ratio of H1 against H0 is compared with its bounds, and the tournament
+    stops at the deal that crosses one (H1 or H0 accepted), or at --deals (no
+    decision). Only the deals played are logged and reported. With --par, each
+    bot's result against the double-dummy par, with 95% intervals by deal.
+
     Example: sniff tournament --bots rollout,greedy --deals 200 --round-limit 1 --target 10000
+
+    Example: sniff tournament --bots greedy,random --deals 1000 --sprt 0,100 --round-limit 1
     """
     from analysis.cli.import_cmd import load_events
+    from analysis.rollout.par import PAR_NODES
+    from analysis.stats.sprt import Sprt, parse_hypotheses
     from analysis.tournament import SeedsCommitment, Settings, play, report
 
     try:
         bots = parse_bots(bots_text)
     except ValueError as e:
         raise Misuse(f"--bots: {e}") from None
-    settings = Settings(bots, seats, deals, seed, variant, round_limit, target)
+    test = None
+    if sprt_text is not None:
+        try:
+            elo0, elo1 = parse_hypotheses(sprt_text)
+        except ValueError as e:
+            raise Misuse(str(e)) from None
+        test = Sprt(
+            elo0,
+            elo1,
+            0.05 if sprt_alpha is None else sprt_alpha,
+            0.05 if sprt_beta is None else sprt_beta,
+        )
+    elif sprt_alpha is not None or sprt_beta is not None:
+        raise Misuse("--sprt-alpha and --sprt-beta set the test of --sprt ELO0,ELO1: give it")
+    settings = Settings(bots, seats, deals, seed, variant, round_limit, target, test)
     try:
         settings.check()
     except ValueError as e:
@@ -150,6 +206,7 @@ def tournament(
             progress=bar.update,
             committed=committed,
             ray_address=ray_address,
+            par_nodes=PAR_NODES if par else None,
         )
     except KeyboardInterrupt:
         raise Misuse("interrupted: nothing was logged") from None
@@ -169,40 +226,7 @@ def tournament(
     if fmt == "json":
         click.echo(json_line(doc))
     elif fmt == "csv":
-        rows = [
-            ["bot", row["bot"], None, *(row[c] for c in _PAIR_COLUMNS[2:])]
-            + [row[c] for c in _RATING_COLUMNS]
-            + [row["matches"]]
-            for row in doc["results"]
-        ] + [
-            ["head_to_head", *(row[c] for c in _PAIR_COLUMNS), None, None, None, None]
-            for row in doc["head_to_head"]
-        ]
-        if adjusted is not None:
-            rows += [
-                [
-                    "bot_luck_adjusted",
-                    row["bot"],
-                    None,
-                    *(row[c] for c in _PAIR_COLUMNS[2:]),
-                    None,
-                    None,
-                    None,
-                    None,
-                ]
-                for row in adjusted["results"]
-            ] + [
-                [
-                    "head_to_head_luck_adjusted",
-                    *(row[c] for c in _PAIR_COLUMNS),
-                    None,
-                    None,
-                    None,
-                    None,
-                ]
-                for row in adjusted["head_to_head"]
-            ]
-        write_csv(sys.stdout, ["kind", *_PAIR_COLUMNS, *_RATING_COLUMNS, "matches"], rows)
+        _write_csv(doc, adjusted)
         reveal = doc["seed_commitment"]
         click.echo(
             f"{settings.id}: deal seeds revealed: salt {reveal['salt']},"
@@ -211,9 +235,11 @@ def tournament(
         )
     else:
         click.echo(
-            f"{doc['tournament']}: {', '.join(bots)} at {seats} seats, {deals} deals x "
+            f"{doc['tournament']}: {', '.join(bots)} at {seats} seats, {doc['deals']} deals x "
             f"{len(bots)} rotations = {len(played)} matches"
         )
+        if "sprt" in doc:
+            click.echo(_sprt_line(doc))
         click.echo("\nnet result a match (own side's score minus the others'), 95% CI by deal")
         click.echo(
             render_table(
@@ -252,6 +278,8 @@ def tournament(
                     ],
                 )
             )
+        if "par" in doc:
+            _echo_par(doc["par"])
         reveal = doc["seed_commitment"]
         click.echo(
             f"\ndeal seeds committed to before play: {reveal['commitment']}\n"
@@ -261,6 +289,77 @@ def tournament(
         f"{db_path}: logged {len(imported)} matches ({_events_of(table, imported):,} events), "
         f"{len(present)} already there, run id {doc['tournament']}; played in {elapsed:.1f} s",
         err=True,
+    )
+
+
+def _write_csv(doc: dict[str, Any], adjusted: dict[str, Any] | None) -> None:
+    """One row a bot, one a pair (and their luck-adjusted rows), then the test's and a row a
+    bot against par when asked; the columns of the test and of the unsolved rounds only when
+    there are such rows."""
+    test, par = doc.get("sprt"), doc.get("par")
+    extra = (_SPRT_COLUMNS if test else ()) + (("unsolved_rounds",) if par else ())
+    pad = [None] * len(extra)
+    rows = [
+        ["bot", row["bot"], None, *(row[c] for c in _PAIR_COLUMNS[2:])]
+        + [row[c] for c in _RATING_COLUMNS]
+        + [row["matches"], *pad]
+        for row in doc["results"]
+    ] + [
+        ["head_to_head", *(row[c] for c in _PAIR_COLUMNS), None, None, None, None, *pad]
+        for row in doc["head_to_head"]
+    ]
+    if adjusted is not None:
+        blank = [None] * (len(_RATING_COLUMNS) + 1 + len(extra))
+        rows += [
+            ["bot_luck_adjusted", row["bot"], None, *(row[c] for c in _PAIR_COLUMNS[2:]), *blank]
+            for row in adjusted["results"]
+        ] + [
+            ["head_to_head_luck_adjusted", *(row[c] for c in _PAIR_COLUMNS), *blank]
+            for row in adjusted["head_to_head"]
+        ]
+    if test:
+        bot, opponent = doc["bots"]
+        rows.append(
+            ["sprt", bot, opponent, test["deals"], test["score"], None, None, None]
+            + [None] * (len(_RATING_COLUMNS) + 1)
+            + [test["decision"], test["llr"], test["lower"], test["upper"]]
+            + ([None] if par else [])
+        )
+    if par:
+        rows += [
+            ["par", row["bot"], None, *(row[c] for c in _PAR_COLUMNS[1:])]
+            + [None] * (len(_RATING_COLUMNS) + 1)
+            + [None] * (len(_SPRT_COLUMNS) if test else 0)
+            + [par["unsolved_rounds"]]
+            for row in par["results"]
+        ]
+    write_csv(sys.stdout, ["kind", *_PAIR_COLUMNS, *_RATING_COLUMNS, "matches", *extra], rows)
+
+
+def _sprt_line(doc: dict[str, Any]) -> str:
+    """The test's design and where it stopped, for the table."""
+    t = doc["sprt"]
+    first, second = doc["bots"]
+    if t["decision"] == "no decision":
+        where = f"no decision at the cap of {t['deals']} deals"
+    else:
+        where = f"{t['decision']} after {t['deals']} of at most {doc['deals_max']} deals"
+    return (
+        f"\nsequential test of {first} against {second}: H0 {t['elo0']:g} Elo, H1 {t['elo1']:g}"
+        f" Elo (alpha {t['alpha']:g}, beta {t['beta']:g})\n{where}: LLR {t['llr']:.3f}, bounds"
+        f" {t['lower']:.3f} and {t['upper']:.3f}; {first}'s mean score a deal {t['score']:.3f}"
+    )
+
+
+def _echo_par(par: dict[str, Any]) -> None:
+    click.echo(
+        "\nresult against the double-dummy par (own side's value minus the par's), 95% CI by deal"
+    )
+    click.echo(render_table(_PAR_COLUMNS, [[r[c] for c in _PAR_COLUMNS] for r in par["results"]]))
+    click.echo(
+        f"{par['rounds']} rounds measured (the same in every rotation of their deal),"
+        f" {par['unsolved_rounds']} unsolved within the budget (no par),"
+        f" {par['unsolved_deals']} deals without a solved round"
     )
 
 

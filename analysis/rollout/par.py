@@ -69,7 +69,7 @@ class RoundPar:
         }
 
 
-def _round_values(match: Match, line: Sequence[Move]) -> tuple[float, ...]:
+def round_values(match: Match, line: Sequence[Move]) -> tuple[float, ...]:
     """Per seat, its side's value of the rest of the round when `line` is played from
     `match` (not changed)."""
     rest = match.copy(keep_history=False)
@@ -83,6 +83,33 @@ def _round_values(match: Match, line: Sequence[Move]) -> tuple[float, ...]:
     return tuple(value_for_side(gains, match.teams[s]) for s in range(match.seats))
 
 
+def round_par(
+    match_id: str, index: int, match: Match, actions: Sequence[Move], nodes: int
+) -> RoundPar:
+    """The par of the round `match` has just dealt (round `index`, not changed), and the
+    round as `actions` played it."""
+    played = round_values(match, actions)
+    state = PlayoutState.of_match(match)
+    leader_side = match.teams[match.turn]
+    try:
+        solution = solve(state, Budget(nodes=nodes), double_dummy=True)
+    except NotSolved as e:
+        return RoundPar(match_id, index, match.turn, False, None, played, e.low, e.high, e.nodes)
+    par = round_values(match, solution.line)
+    assert par[match.turn] == solution.value or match.teams.count(leader_side) > 1
+    return RoundPar(
+        match_id,
+        index,
+        match.turn,
+        True,
+        par,
+        played,
+        solution.value,
+        solution.value,
+        solution.nodes,
+    )
+
+
 def match_pars(spec: MatchSpec, nodes: int = PAR_NODES) -> list[RoundPar]:
     """The par of every deal of the match, round by round."""
     match = spec.rebuild()
@@ -90,33 +117,7 @@ def match_pars(spec: MatchSpec, nodes: int = PAR_NODES) -> list[RoundPar]:
     for index, rnd in enumerate(spec.rounds):
         match.deal(Deal.of(rnd.hands, rnd.boneyard, rnd.leader))
         actions = [Move.parse(a) for a in rnd.actions]
-        played = _round_values(match, actions)
-        state = PlayoutState.of_match(match)
-        leader_side = match.teams[match.turn]
-        try:
-            solution = solve(state, Budget(nodes=nodes), double_dummy=True)
-        except NotSolved as e:
-            out.append(
-                RoundPar(
-                    spec.match_id, index, match.turn, False, None, played, e.low, e.high, e.nodes
-                )
-            )
-        else:
-            par = _round_values(match, solution.line)
-            assert par[match.turn] == solution.value or match.teams.count(leader_side) > 1
-            out.append(
-                RoundPar(
-                    spec.match_id,
-                    index,
-                    match.turn,
-                    True,
-                    par,
-                    played,
-                    solution.value,
-                    solution.value,
-                    solution.nodes,
-                )
-            )
+        out.append(round_par(spec.match_id, index, match, actions, nodes))
         for move in actions:
             match.apply(move)
     return out
