@@ -2,6 +2,7 @@
 draw from its `Xoshiro256` (`bots.py`)."""
 
 from collections.abc import Sequence
+from typing import Any
 
 def configure(
     plain: Sequence[int], variants: Sequence[Sequence[tuple[int, bool, Sequence[int]]]]
@@ -37,3 +38,6 @@ class Xoshiro256:
     def below(self, n: int) -> int: ...
     @property
     def state(self) -> tuple[int, int, int, int]: ...
+def solve(
+    packed: tuple[object, ...], node_limit: int, millis: float
+) -> tuple[int, int, tuple[int, ...], tuple[Any, ...], tuple[Any, ...], tuple[int, ...]]: ...
