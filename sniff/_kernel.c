@@ -1453,15 +1453,15 @@ static PyObject *k_rng_draws(PyObject *self, PyObject *args) {
  * The table differs from Python's. It has a fixed size (SOLVER_TT_BITS entries, 96 bytes
  * each, allocated once and reused by the next solve, a generation number making the old
  * entries stale), two entries a bucket (one kept for the result that cost the most nodes,
- * one always replaced), and every entry holds its whole key, so a hash collision can only
- * cost a miss, never give a wrong value. The scores are in the key: each side's need
- * rounded up to a multiple of 5 (points come in fives) and capped just above the most the
- * side can still score (45 a tile it may still place), so a position far from the target
- * is one key whatever the scores. Two sides key the layout as `_Search.key` does (its
- * counted ends, its Sniff, its other open sides as a sorted multiset of arms); max^n as
- * `_Search.exact_key` does (every tile's covered sides), since its tie rule follows the
- * canonical move order, which like layouts do not share.
- */
+ * one always replaced), one result a position (Python keeps up to 16, one for each range
+ * of scores), and every entry holds its whole key, so a hash collision can only cost a
+ * miss, never give a wrong value. The scores are handled as Python handles them: each
+ * result holds for a range of needs per side, those at which every line it rests on ends
+ * as it did (`_Search`'s docstring; sv_enter, sv_scored, sv_rests_on, sv_leave). Two
+ * sides key the layout as `_Search.key` does (its counted ends, its Sniff, its other open
+ * sides as a sorted multiset of arms); max^n as `_Search.exact_key` does (every tile's
+ * covered sides), since its tie rule follows the canonical move order, which like layouts
+ * do not share. */
 
 #define SOLVER_TT_BITS 18 /* 2**18 entries of 96 bytes: 24 MB */
 #define SV_INF (1 << 28)
@@ -1482,13 +1482,17 @@ typedef struct {
 typedef struct {
     uint32_t hands[MAX_SEATS];
     uint64_t layout[5]; /* two sides: arms, then ends and Sniff; max^n: covered sides, stubs */
-    int32_t needs[3];
     int8_t turn, drawn, pos, sniff;
 } SKey;
 
+#define SV_UNBOUNDED INT16_MAX /* an entry's `over` when its lines never won */
+#define SV_NO_WIN (INT_MIN / 2)
+
 typedef struct {
     SKey key;
-    int32_t a, b, c; /* two sides: low, high, unused; max^n: each side's gain */
+    int32_t a, b, c;     /* two sides: low, high, unused; max^n: each side's gain */
+    int16_t reach[3];    /* per side, the result holds for needs n with reach < n <= over */
+    int16_t over[3];
     uint32_t gen;
     uint32_t work; /* nodes the result cost */
     int8_t best;   /* the best (or chosen) move's index, -1 none */
@@ -1506,6 +1510,8 @@ typedef struct {
     long long nodes, node_limit, check_at;
     double deadline; /* monotonic seconds; < 0: none */
     int reason;
+    int lowest[3]; /* per side, the lowest positive need the lines searched reached, */
+    int won[3];    /* and the highest need at a win (SV_NO_WIN: none) (_Search) */
     uint32_t history[1 << 15];
 } Solver;
 
@@ -1636,10 +1642,6 @@ static void sv_key(const Solver *sv, const SNode *n, SKey *k) {
     k->drawn = (int8_t)n->drawn;
     k->pos = (int8_t)n->pos;
     k->sniff = L->sniff;
-    for (int s = 0; s < sv->sides; s++) {
-        int need = (n->needs[s] + 4) / 5 * 5, cap = SV_MAX_PLACEMENT * sv_tiles(sv, n, s);
-        k->needs[s] = need > cap ? cap + 5 : need;
-    }
     if (sv->sides == 2) {
         int codes[64], na = 0, sniff = L->sniff;
         for (int w = 0; w < 4; w++) {
@@ -1679,30 +1681,94 @@ static uint64_t sv_hash(const SKey *k) {
     return h;
 }
 
-static SEntry *sv_probe(const Solver *sv, const SKey *k, uint64_t h) {
-    SEntry *e = sv->table + (h & sv->mask & ~1ull);
-    for (int i = 0; i < 2; i++)
-        if (e[i].gen == sv->gen && !memcmp(&e[i].key, k, sizeof *k)) return &e[i];
+/* _Search.enter: start following the lines of a node with these needs; `outer` keeps what
+ * sv_leave needs. */
+static inline void sv_enter(Solver *sv, const int *needs, int *outer) {
+    for (int s = 0; s < sv->sides; s++) {
+        outer[s] = sv->lowest[s];
+        outer[3 + s] = sv->won[s];
+        sv->lowest[s] = needs[s];
+        sv->won[s] = SV_NO_WIN;
+    }
+}
+
+/* _Search.rests_on: the result being found rests on lines reaching these needs. */
+static inline void sv_rests_on(Solver *sv, const int *lowest, const int *won) {
+    for (int s = 0; s < sv->sides; s++) {
+        if (lowest[s] < sv->lowest[s]) sv->lowest[s] = lowest[s];
+        if (won[s] > sv->won[s]) sv->won[s] = won[s];
+    }
+}
+
+/* _Search.leave: a node's lines are lines of the enclosing node too. */
+static inline void sv_leave(Solver *sv, const int *outer) { sv_rests_on(sv, outer, outer + 3); }
+
+/* _Search.scored: a line searched brought `side` down to `need`. */
+static inline void sv_scored(Solver *sv, int side, int need) {
+    if (need > 0) {
+        if (need < sv->lowest[side]) sv->lowest[side] = need;
+    } else if (need > sv->won[side]) {
+        sv->won[side] = need;
+    }
+}
+
+#define SV_WAYS 4 /* entries a bucket */
+
+/* Whether entry `e` holds at `needs`. */
+static inline int sv_holds(const Solver *sv, const SEntry *e, const int *needs) {
+    for (int s = 0; s < sv->sides; s++) {
+        if (needs[s] <= e->reach[s]) return 0;
+        if (e->over[s] != SV_UNBOUNDED && needs[s] > e->over[s]) return 0;
+    }
+    return 1;
+}
+
+/* The entry of the node `k` that holds at `needs` (_Search.lookup), the lines it rests on
+ * then followed (sv_rests_on) when `follow`; else NULL. */
+static SEntry *sv_probe(Solver *sv, const SKey *k, uint64_t h, const int *needs, int follow) {
+    SEntry *e = sv->table + (h & sv->mask & ~(uint64_t)(SV_WAYS - 1));
+    for (int i = 0; i < SV_WAYS; i++) {
+        if (e[i].gen != sv->gen || memcmp(&e[i].key, k, sizeof *k) || !sv_holds(sv, &e[i], needs))
+            continue;
+        if (follow) {
+            int lowest[3], won[3];
+            for (int s = 0; s < sv->sides; s++) {
+                lowest[s] = needs[s] - e[i].reach[s];
+                won[s] = e[i].over[s] == SV_UNBOUNDED ? SV_NO_WIN : needs[s] - e[i].over[s];
+            }
+            sv_rests_on(sv, lowest, won);
+        }
+        return &e[i];
+    }
     return NULL;
 }
 
-static void sv_store(Solver *sv, const SKey *k, uint64_t h, int a, int b, int c, int best,
-                     long long work) {
-    SEntry *e = sv->table + (h & sv->mask & ~1ull), *to;
+/* _Search.store: keep a result found at `needs` with the score range its lines allow: in
+ * place of the node's entry that held at `needs` (superseded), else of a stale entry, else
+ * of the one that cost the fewest nodes (the same node at other scores may stay). */
+static void sv_store(Solver *sv, const SKey *k, uint64_t h, const int *needs, int a, int b,
+                     int c, int best, long long work) {
+    SEntry *e = sv->table + (h & sv->mask & ~(uint64_t)(SV_WAYS - 1)), *to = NULL;
     uint32_t w = work > 0xFFFFFFFFll ? 0xFFFFFFFFu : (uint32_t)work;
-    if (e[0].gen == sv->gen && !memcmp(&e[0].key, k, sizeof *k))
+    for (int i = 0; i < SV_WAYS && !to; i++)
+        if (e[i].gen == sv->gen && !memcmp(&e[i].key, k, sizeof *k) && sv_holds(sv, &e[i], needs))
+            to = &e[i];
+    for (int i = 0; i < SV_WAYS && !to; i++)
+        if (e[i].gen != sv->gen) to = &e[i];
+    if (!to) {
         to = &e[0];
-    else if (e[1].gen == sv->gen && !memcmp(&e[1].key, k, sizeof *k))
-        to = &e[1];
-    else if (e[0].gen != sv->gen || w >= e[0].work) {
-        if (e[0].gen == sv->gen) e[1] = e[0];
-        to = &e[0];
-    } else
-        to = &e[1];
+        for (int i = 1; i < SV_WAYS; i++)
+            if (e[i].work < to->work) to = &e[i];
+    }
     to->key = *k;
     to->a = a;
     to->b = b;
     to->c = c;
+    for (int s = 0; s < sv->sides; s++) {
+        /* Points scored along a round's lines: at most 28 placements of 45, well in range. */
+        to->reach[s] = (int16_t)(needs[s] - sv->lowest[s]);
+        to->over[s] = sv->won[s] == SV_NO_WIN ? SV_UNBOUNDED : (int16_t)(needs[s] - sv->won[s]);
+    }
     to->gen = sv->gen;
     to->work = w;
     to->best = (int8_t)best;
@@ -1743,7 +1809,9 @@ static int sv_move_value(Solver *sv, const SNode *n, int32_t move, int side, int
                          int beta) {
     SNode c;
     int got, ded[3];
-    if (sv_step(sv, n, move, &c, &got, ded)) return got - ded[side] + ded[1 - side];
+    int end = sv_step(sv, n, move, &c, &got, ded);
+    if (got) sv_scored(sv, side, c.needs[side]);
+    if (end) return got - ded[side] + ded[1 - side];
     sv_settle(sv, &c);
     if (sv->teams[c.turn] == side) return got + sv_negamax(sv, &c, alpha - got, beta - got);
     return got - sv_negamax(sv, &c, got - beta, got - alpha);
@@ -1761,14 +1829,17 @@ static int sv_negamax(Solver *sv, const SNode *n, int alpha, int beta) {
     sv_key(sv, n, &key);
     uint64_t h = sv_hash(&key);
     long long start = sv->nodes;
-    int low = -SV_INF, high = SV_INF, first = -1;
-    SEntry *e = sv_probe(sv, &key, h);
+    int low = -SV_INF, high = SV_INF, first = -1, outer[6];
+    sv_enter(sv, n->needs, outer);
+    SEntry *e = sv_probe(sv, &key, h, n->needs, 1);
     if (e) {
         low = e->a;
         high = e->b;
         first = e->best < nm ? e->best : -1;
-        if (low >= beta || low == high) return low;
-        if (high <= alpha) return high;
+        if (low >= beta || low == high || high <= alpha) {
+            sv_leave(sv, outer);
+            return low >= beta || low == high ? low : high;
+        }
     }
     int a = alpha > low ? alpha : low, b = beta < high ? beta : high;
     int a0 = a, b0 = b, best = INT32_MIN, best_i = -1;
@@ -1795,7 +1866,8 @@ static int sv_negamax(Solver *sv, const SNode *n, int alpha, int beta) {
     } else {
         low = high = best;
     }
-    sv_store(sv, &key, h, low, high, 0, best_i, sv->nodes - start);
+    sv_store(sv, &key, h, n->needs, low, high, 0, best_i, sv->nodes - start);
+    sv_leave(sv, outer);
     return best;
 }
 
@@ -1813,7 +1885,9 @@ static void sv_move_gains(Solver *sv, const SNode *n, int32_t move, int *gains) 
     SNode c;
     int got, ded[3];
     int side = sv->teams[n->turn];
-    if (sv_step(sv, n, move, &c, &got, ded)) {
+    int end = sv_step(sv, n, move, &c, &got, ded);
+    if (got) sv_scored(sv, side, c.needs[side]);
+    if (end) {
         for (int s = 0; s < sv->sides; s++) gains[s] = -ded[s];
     } else {
         sv_settle(sv, &c);
@@ -1834,13 +1908,15 @@ static void sv_maxn(Solver *sv, const SNode *n, int *gains) {
     SKey key;
     sv_key(sv, n, &key);
     uint64_t h = sv_hash(&key);
-    SEntry *e = sv_probe(sv, &key, h);
+    SEntry *e = sv_probe(sv, &key, h, n->needs, 1);
     if (e) {
         gains[0] = e->a;
         gains[1] = e->b;
         gains[2] = e->c;
         return;
     }
+    int outer[6];
+    sv_enter(sv, n->needs, outer);
     long long start = sv->nodes;
     int side = sv->teams[n->turn], top = INT32_MIN, best_i = -1, g[3], best[3] = {0, 0, 0};
     for (int i = 0; i < nm; i++) {
@@ -1854,7 +1930,8 @@ static void sv_maxn(Solver *sv, const SNode *n, int *gains) {
         }
     }
     memcpy(gains, best, sizeof best);
-    sv_store(sv, &key, h, best[0], best[1], best[2], best_i, sv->nodes - start);
+    sv_store(sv, &key, h, n->needs, best[0], best[1], best[2], best_i, sv->nodes - start);
+    sv_leave(sv, outer);
 }
 
 /* The canonical best line of two sides (solver._line_two): `move` (of value `value`), then
@@ -1940,7 +2017,7 @@ static int sv_move_bounds(Solver *sv, const SNode *root, int32_t move, int *lo, 
     sv_gain_bounds(sv, &c, glo, ghi);
     SKey key;
     sv_key(sv, &c, &key);
-    SEntry *e = sv_probe(sv, &key, sv_hash(&key));
+    SEntry *e = sv_probe(sv, &key, sv_hash(&key), c.needs, 0);
     if (sv->sides == 2) {
         int cs = sv->teams[c.turn];
         int low = glo[cs] - ghi[1 - cs], high = ghi[cs] - glo[1 - cs];
@@ -1984,6 +2061,8 @@ static void sv_run(Solver *sv, const SNode *root, SolveOut *out) {
     int nm = out->nm = sv_legal(sv, root, out->moves);
     out->nline = 0;
     out->failed = 0;
+    int outer[6];
+    sv_enter(sv, root->needs, outer); /* the root has no enclosing node */
     if (sv->sides == 2) {
         sv_order(sv, &root->L, out->moves, nm, -1, order);
         for (int k = 0; k < nm; k++) {
