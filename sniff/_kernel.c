@@ -1448,20 +1448,23 @@ static PyObject *k_rng_draws(PyObject *self, PyObject *args) {
  * fail-soft, the move order of `_Search._order` (table's best, immediate points, history,
  * canonical). Three sides: max^n, each seat playing the first move in canonical order of
  * the highest value for its side (`_Search.maxn`). Values are exact, so they and the
- * canonical best line (`solve_line`) are the Python search's; node counts are not.
+ * canonical best lines (sv_line_two, sv_line_maxn) are the Python search's; node counts
+ * are not.
  *
  * The table differs from Python's. It has a fixed size (SOLVER_TT_BITS entries, 96 bytes
  * each, allocated once and reused by the next solve, a generation number making the old
- * entries stale), two entries a bucket (one kept for the result that cost the most nodes,
- * one always replaced), one result a position (Python keeps up to 16, one for each range
- * of scores), and every entry holds its whole key, so a hash collision can only cost a
- * miss, never give a wrong value. The scores are handled as Python handles them: each
- * result holds for a range of needs per side, those at which every line it rests on ends
- * as it did (`_Search`'s docstring; sv_enter, sv_scored, sv_rests_on, sv_leave). Two
- * sides key the layout as `_Search.key` does (its counted ends, its Sniff, its other open
- * sides as a sorted multiset of arms); max^n as `_Search.exact_key` does (every tile's
- * covered sides), since its tie rule follows the canonical move order, which like layouts
- * do not share. */
+ * entries stale; a solve that finds it in use by another thread's solve allocates its
+ * own), four entries a bucket (a new result replaces the position's entry it supersedes,
+ * else a stale one, else the one that cost the fewest nodes, so the same position may stay
+ * at other ranges of scores, as Python keeps up to 16 a position), and every entry holds
+ * its whole key, so a hash collision can only cost a miss, never give a wrong value. The
+ * scores are handled as Python handles them: each result holds for a range of needs per
+ * side, those at which every line it rests on ends as it did (`_Search`'s docstring;
+ * sv_enter, sv_scored, sv_rests_on, sv_leave). Two sides key the layout as `_Search.key`
+ * does (its counted ends, its Sniff, its other open sides as a sorted multiset of arms);
+ * max^n as `_Search.exact_key` does (every tile's covered sides), since its tie rule
+ * follows the canonical move order, which like layouts do not share.
+ */
 
 #define SOLVER_TT_BITS 18 /* 2**18 entries of 96 bytes: 24 MB */
 #define SV_INF (1 << 28)
