@@ -40,8 +40,8 @@ counted ends from `Layout.place` (each child a `Layout.copy`), the end of the
 round as `playout.python_playout` ends it. No I/O.
 
 **Two backends**, as for playouts (`backend.py`): this module's search in pure Python,
-and its transcription in the compiled kernel (`_kernel.c`, "the exact solver"), some
-hundred times faster, which `solve` uses when the kernel is built (`backend=` chooses).
+and its transcription in the compiled kernel (`_kernel.c`, "the exact solver"), some 30
+to 50 times as fast, which `solve` uses when the kernel is built (`backend=` chooses).
 They give the same `Solution` but for `nodes`, and the same `NotSolved` semantics (the
 bounds may differ, each proven); the kernel's table has a fixed size (24 MB, reused from
 one solve to the next) where Python's grows with the search.
