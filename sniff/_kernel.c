@@ -21,6 +21,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <limits.h>
+#include <time.h>
 
 #define NT 28
 #define NSLOT (NT * 8)
@@ -1437,6 +1439,776 @@ static PyObject *k_rng_draws(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* -- the exact solver (solver.py's search, transcribed) ---------------------------------
+ *
+ * The same game as `solver._Search`: the nodes are PlayoutStates with the scores kept as
+ * the points each side still needs; a move is made as `_Search.step` makes it (the round
+ * ends on a domino, a block, or a side reaching its need: no deductions then); forced
+ * passes with an empty boneyard are skipped (`settle`). Two sides: negamax with alpha-beta,
+ * fail-soft, the move order of `_Search._order` (table's best, immediate points, history,
+ * canonical). Three sides: max^n, each seat playing the first move in canonical order of
+ * the highest value for its side (`_Search.maxn`). Values are exact, so they and the
+ * canonical best lines (sv_line_two, sv_line_maxn) are the Python search's; node counts
+ * are not.
+ *
+ * The table differs from Python's. It has a fixed size (SOLVER_TT_BITS entries, 96 bytes
+ * each, allocated once and reused by the next solve, a generation number making the old
+ * entries stale; a solve that finds it in use by another thread's solve allocates its
+ * own), four entries a bucket (a new result replaces the position's entry it supersedes,
+ * else a stale one, else the one that cost the fewest nodes, so the same position may stay
+ * at other ranges of scores, as Python keeps up to 16 a position), and every entry holds
+ * its whole key, so a hash collision can only cost a miss, never give a wrong value. The
+ * scores are handled as Python handles them: each result holds for a range of needs per
+ * side, those at which every line it rests on ends as it did (`_Search`'s docstring;
+ * sv_enter, sv_scored, sv_rests_on, sv_leave). Two sides key the layout as `_Search.key`
+ * does (its counted ends, its Sniff, its other open sides as a sorted multiset of arms);
+ * max^n as `_Search.exact_key` does (every tile's covered sides), since its tie rule
+ * follows the canonical move order, which like layouts do not share.
+ */
+
+#define SOLVER_TT_BITS 18 /* 2**18 entries of 96 bytes: 24 MB */
+#define SV_INF (1 << 28)
+#define SV_MAX_PLACEMENT 45 /* solver.MAX_PLACEMENT_POINTS */
+#define SV_TIME_CHECK 1024  /* solver._TIME_CHECK_EVERY */
+#define SV_MAX_LINE MAX_ACTIONS
+
+enum { SV_SOLVED = 0, SV_OUT_NODES = 1, SV_OUT_MILLIS = 2 };
+
+typedef struct {
+    Layout L;
+    uint32_t hands[MAX_SEATS];
+    int turn, drawn, pos;
+    int needs[3];
+} SNode;
+
+/* A table key: zeroed before it is filled, so that it compares and hashes as bytes. */
+typedef struct {
+    uint32_t hands[MAX_SEATS];
+    uint64_t layout[5]; /* two sides: arms, then ends and Sniff; max^n: covered sides, stubs */
+    int8_t turn, drawn, pos, sniff;
+} SKey;
+
+#define SV_UNBOUNDED INT16_MAX /* an entry's `over` when its lines never won */
+#define SV_NO_WIN (INT_MIN / 2)
+
+typedef struct {
+    SKey key;
+    int32_t a, b, c;     /* two sides: low, high, unused; max^n: each side's gain */
+    int16_t reach[3];    /* per side, the result holds for needs n with reach < n <= over */
+    int16_t over[3];
+    uint32_t gen;
+    uint32_t work; /* nodes the result cost */
+    int8_t best;   /* the best (or chosen) move's index, -1 none */
+} SEntry;
+
+typedef struct {
+    SEntry *table;
+    uint64_t mask;
+    uint32_t gen;
+    const VariantSpec *V;
+    int seats, sides, nbone;
+    int teams[MAX_SEATS];
+    uint8_t bone[NT];
+    int bone_pips[NT + 1];
+    long long nodes, node_limit, check_at;
+    double deadline; /* monotonic seconds; < 0: none */
+    int reason;
+    int lowest[3]; /* per side, the lowest positive need the lines searched reached, */
+    int won[3];    /* and the highest need at a win (SV_NO_WIN: none) (_Search) */
+    uint32_t history[1 << 15];
+} Solver;
+
+static SEntry *sv_table = NULL;
+static uint32_t sv_generation = 0;
+static int sv_table_busy = 0;
+
+static double sv_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int sv_deduction(int pips) {
+    int rest = pips % 5;
+    return rest <= 2 ? pips - rest : pips + 5 - rest;
+}
+
+static int sv_pips(uint32_t h) {
+    int pips = 0;
+    while (h) {
+        pips += PIPS[CTZ32(h)];
+        h &= h - 1;
+    }
+    return pips;
+}
+
+/* Called when `nodes` reaches `check_at`: 1 (and the reason set) when the budget is spent. */
+static int sv_check(Solver *sv) {
+    if (sv->node_limit > 0 && sv->nodes >= sv->node_limit) {
+        sv->reason = SV_OUT_NODES;
+        return 1;
+    }
+    if (sv->deadline >= 0 && sv_now() >= sv->deadline) {
+        sv->reason = SV_OUT_MILLIS;
+        return 1;
+    }
+    long long next = sv->deadline >= 0 ? sv->nodes + SV_TIME_CHECK : LLONG_MAX;
+    if (sv->node_limit > 0 && sv->node_limit < next) next = sv->node_limit;
+    sv->check_at = next;
+    return 0;
+}
+
+static int sv_blocked(const Solver *sv, const SNode *n) {
+    uint32_t any = 0;
+    for (int i = 0; i < sv->seats; i++) any |= n->hands[i];
+    return !(any & n->L.playable);
+}
+
+static void sv_deductions(const Solver *sv, const SNode *n, int *ded) {
+    for (int s = 0; s < sv->sides; s++) ded[s] = 0;
+    for (int i = 0; i < sv->seats; i++) ded[sv->teams[i]] += sv_deduction(sv_pips(n->hands[i]));
+}
+
+/* _Search.step: make `move` (legal) at `n`. Its points in *got; 1 when the round ends
+ * (per side the deductions taken in ded, none after a win), else 0 with the next node. */
+static int sv_step(const Solver *sv, const SNode *n, int32_t move, SNode *c, int *got, int *ded) {
+    int kind = move & 3, turn = n->turn;
+    *c = *n;
+    *got = 0;
+    if (kind <= K_PLACE) {
+        int t = move >> 2 & 31;
+        c->hands[turn] ^= 1u << t;
+        c->drawn = -1;
+        place(&c->L, sv->V, move);
+        int g = points_for(c->L.ends);
+        *got = g;
+        if (g) {
+            int side = sv->teams[turn];
+            c->needs[side] -= g;
+            if (c->needs[side] <= 0) {
+                for (int s = 0; s < sv->sides; s++) ded[s] = 0;
+                return 1;
+            }
+        }
+        if (!c->hands[turn] || (c->pos == sv->nbone && sv_blocked(sv, c))) {
+            sv_deductions(sv, c, ded);
+            return 1;
+        }
+        c->turn = (turn + 1) % sv->seats;
+        return 0;
+    }
+    if (kind == K_DRAW) {
+        int t = sv->bone[c->pos++];
+        c->hands[turn] |= 1u << t;
+        if ((1u << t) & c->L.playable) {
+            c->drawn = t;
+            return 0;
+        }
+        if (c->pos == sv->nbone && sv_blocked(sv, c)) {
+            sv_deductions(sv, c, ded);
+            return 1;
+        }
+        return 0;
+    }
+    c->turn = (turn + 1) % sv->seats;
+    return 0;
+}
+
+/* _Search.settle: skip the passes forced with the boneyard empty. */
+static void sv_settle(const Solver *sv, SNode *n) {
+    if (n->drawn >= 0 || n->pos < sv->nbone) return;
+    uint32_t playable = n->L.playable;
+    while (!(n->hands[n->turn] & playable)) n->turn = (n->turn + 1) % sv->seats;
+}
+
+static int sv_legal(const Solver *sv, const SNode *n, int32_t *out) {
+    const Layout *L = &n->L;
+    uint32_t hand = n->hands[n->turn];
+    if (n->drawn >= 0) return moves_for(L, sv->V, 1u << n->drawn, out);
+    if (hand & L->playable) return moves_for(L, sv->V, hand, out);
+    out[0] = n->pos < sv->nbone ? K_DRAW : K_PASS;
+    return 1;
+}
+
+/* Per side: how many tiles its seats may still place (their hands and the boneyard). */
+static int sv_tiles(const Solver *sv, const SNode *n, int side) {
+    int tiles = sv->nbone - n->pos;
+    for (int i = side; i < sv->seats; i += sv->sides) for (uint32_t h = n->hands[i]; h; h &= h - 1) tiles++;
+    return tiles;
+}
+
+static void sv_key(const Solver *sv, const SNode *n, SKey *k) {
+    const Layout *L = &n->L;
+    memset(k, 0, sizeof *k);
+    memcpy(k->hands, n->hands, sizeof k->hands);
+    k->turn = (int8_t)n->turn;
+    k->drawn = (int8_t)n->drawn;
+    k->pos = (int8_t)n->pos;
+    k->sniff = L->sniff;
+    if (sv->sides == 2) {
+        int codes[64], na = 0, sniff = L->sniff;
+        for (int w = 0; w < 4; w++) {
+            uint64_t o = L->open[w];
+            uint64_t targets = o & ~((o << 1) & MIRRORS);
+            while (targets) {
+                int slot = w * 64 + CTZ64(targets);
+                targets &= targets - 1;
+                if ((slot >> 3) == sniff) continue;
+                int code = 2 * SLOT_VALUE[slot] + IS_DBL[slot >> 3] + 1, j = na++;
+                while (j > 0 && codes[j - 1] > code) {
+                    codes[j] = codes[j - 1];
+                    j--;
+                }
+                codes[j] = code;
+            }
+        }
+        /* An arm a byte: a layout has at most four arms (two ends, two branches). */
+        for (int i = 0; i < na && i < 32; i++)
+            k->layout[i / 8] |= (uint64_t)codes[i] << (8 * (i % 8));
+        k->layout[4] = (uint64_t)(uint32_t)L->ends | (uint64_t)(uint8_t)L->rule << 32 |
+                       (uint64_t)(uint8_t)(sniff >= 0 ? L->covered[sniff] : -1) << 40;
+    } else {
+        memcpy(k->layout, L->covered, NT);
+        k->layout[4] = (uint64_t)L->stubs | (uint64_t)(uint8_t)L->rule << 32;
+    }
+}
+
+static uint64_t sv_hash(const SKey *k) {
+    const uint64_t *w = (const uint64_t *)k;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < sizeof *k / 8; i++) {
+        h ^= w[i];
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* _Search.enter: start following the lines of a node with these needs; `outer` keeps what
+ * sv_leave needs. */
+static inline void sv_enter(Solver *sv, const int *needs, int *outer) {
+    for (int s = 0; s < sv->sides; s++) {
+        outer[s] = sv->lowest[s];
+        outer[3 + s] = sv->won[s];
+        sv->lowest[s] = needs[s];
+        sv->won[s] = SV_NO_WIN;
+    }
+}
+
+/* _Search.rests_on: the result being found rests on lines reaching these needs. */
+static inline void sv_rests_on(Solver *sv, const int *lowest, const int *won) {
+    for (int s = 0; s < sv->sides; s++) {
+        if (lowest[s] < sv->lowest[s]) sv->lowest[s] = lowest[s];
+        if (won[s] > sv->won[s]) sv->won[s] = won[s];
+    }
+}
+
+/* _Search.leave: a node's lines are lines of the enclosing node too. */
+static inline void sv_leave(Solver *sv, const int *outer) { sv_rests_on(sv, outer, outer + 3); }
+
+/* _Search.scored: a line searched brought `side` down to `need`. */
+static inline void sv_scored(Solver *sv, int side, int need) {
+    if (need > 0) {
+        if (need < sv->lowest[side]) sv->lowest[side] = need;
+    } else if (need > sv->won[side]) {
+        sv->won[side] = need;
+    }
+}
+
+#define SV_WAYS 4 /* entries a bucket */
+
+/* Whether entry `e` holds at `needs`. */
+static inline int sv_holds(const Solver *sv, const SEntry *e, const int *needs) {
+    for (int s = 0; s < sv->sides; s++) {
+        if (needs[s] <= e->reach[s]) return 0;
+        if (e->over[s] != SV_UNBOUNDED && needs[s] > e->over[s]) return 0;
+    }
+    return 1;
+}
+
+/* The entry of the node `k` that holds at `needs` (_Search.lookup), the lines it rests on
+ * then followed (sv_rests_on) when `follow`; else NULL. */
+static SEntry *sv_probe(Solver *sv, const SKey *k, uint64_t h, const int *needs, int follow) {
+    SEntry *e = sv->table + (h & sv->mask & ~(uint64_t)(SV_WAYS - 1));
+    for (int i = 0; i < SV_WAYS; i++) {
+        if (e[i].gen != sv->gen || memcmp(&e[i].key, k, sizeof *k) || !sv_holds(sv, &e[i], needs))
+            continue;
+        if (follow) {
+            int lowest[3], won[3];
+            for (int s = 0; s < sv->sides; s++) {
+                lowest[s] = needs[s] - e[i].reach[s];
+                won[s] = e[i].over[s] == SV_UNBOUNDED ? SV_NO_WIN : needs[s] - e[i].over[s];
+            }
+            sv_rests_on(sv, lowest, won);
+        }
+        return &e[i];
+    }
+    return NULL;
+}
+
+/* _Search.store: keep a result found at `needs` with the score range its lines allow: in
+ * place of the node's entry that held at `needs` (superseded), else of a stale entry, else
+ * of the one that cost the fewest nodes (the same node at other scores may stay). */
+static void sv_store(Solver *sv, const SKey *k, uint64_t h, const int *needs, int a, int b,
+                     int c, int best, long long work) {
+    SEntry *e = sv->table + (h & sv->mask & ~(uint64_t)(SV_WAYS - 1)), *to = NULL;
+    uint32_t w = work > 0xFFFFFFFFll ? 0xFFFFFFFFu : (uint32_t)work;
+    for (int i = 0; i < SV_WAYS && !to; i++)
+        if (e[i].gen == sv->gen && !memcmp(&e[i].key, k, sizeof *k) && sv_holds(sv, &e[i], needs))
+            to = &e[i];
+    for (int i = 0; i < SV_WAYS && !to; i++)
+        if (e[i].gen != sv->gen) to = &e[i];
+    if (!to) {
+        to = &e[0];
+        for (int i = 1; i < SV_WAYS; i++)
+            if (e[i].work < to->work) to = &e[i];
+    }
+    to->key = *k;
+    to->a = a;
+    to->b = b;
+    to->c = c;
+    for (int s = 0; s < sv->sides; s++) {
+        /* Points scored along a round's lines: at most 28 placements of 45, well in range. */
+        to->reach[s] = (int16_t)(needs[s] - sv->lowest[s]);
+        to->over[s] = sv->won[s] == SV_NO_WIN ? SV_UNBOUNDED : (int16_t)(needs[s] - sv->won[s]);
+    }
+    to->gen = sv->gen;
+    to->work = w;
+    to->best = (int8_t)best;
+}
+
+static inline int sv_hist(int32_t code) { return (code >> 2 & 0x1FFF) | (code >> 15) << 13; }
+
+/* _Search._order: the table's best first, then by immediate points (most first), then by
+ * history, then canonical. */
+static void sv_order(const Solver *sv, const Layout *L, const int32_t *moves, int nm, int first,
+                     int *order) {
+    int pts[MAX_MOVES];
+    uint32_t hist[MAX_MOVES];
+    int k = 0;
+    if (first >= 0) order[k++] = first;
+    for (int i = 0; i < nm; i++) {
+        pts[i] = points_for(ends_after(L, sv->V, moves[i]));
+        hist[i] = sv->history[sv_hist(moves[i])];
+    }
+    int start = k;
+    for (int i = 0; i < nm; i++) {
+        if (i == first) continue;
+        int j = k++;
+        while (j > start) {
+            int o = order[j - 1];
+            if (pts[o] > pts[i] || (pts[o] == pts[i] && hist[o] >= hist[i])) break;
+            order[j] = o;
+            j--;
+        }
+        order[j] = i;
+    }
+}
+
+static int sv_negamax(Solver *sv, const SNode *n, int alpha, int beta);
+
+/* `move`'s value for `side` (the mover's), searched in the window (alpha, beta). */
+static int sv_move_value(Solver *sv, const SNode *n, int32_t move, int side, int alpha,
+                         int beta) {
+    SNode c;
+    int got, ded[3];
+    int end = sv_step(sv, n, move, &c, &got, ded);
+    if (got) sv_scored(sv, side, c.needs[side]);
+    if (end) return got - ded[side] + ded[1 - side];
+    sv_settle(sv, &c);
+    if (sv->teams[c.turn] == side) return got + sv_negamax(sv, &c, alpha - got, beta - got);
+    return got - sv_negamax(sv, &c, got - beta, got - alpha);
+}
+
+/* _Search.negamax: fail-soft; 0 with sv->reason set when the budget ran out. */
+static int sv_negamax(Solver *sv, const SNode *n, int alpha, int beta) {
+    int32_t moves[MAX_MOVES];
+    int order[MAX_MOVES];
+    if (++sv->nodes >= sv->check_at && sv_check(sv)) return 0;
+    int nm = sv_legal(sv, n, moves);
+    int side = sv->teams[n->turn];
+    if (nm == 1) return sv_move_value(sv, n, moves[0], side, alpha, beta);
+    SKey key;
+    sv_key(sv, n, &key);
+    uint64_t h = sv_hash(&key);
+    long long start = sv->nodes;
+    int low = -SV_INF, high = SV_INF, first = -1, outer[6];
+    sv_enter(sv, n->needs, outer);
+    SEntry *e = sv_probe(sv, &key, h, n->needs, 1);
+    if (e) {
+        low = e->a;
+        high = e->b;
+        first = e->best < nm ? e->best : -1;
+        if (low >= beta || low == high || high <= alpha) {
+            sv_leave(sv, outer);
+            return low >= beta || low == high ? low : high;
+        }
+    }
+    int a = alpha > low ? alpha : low, b = beta < high ? beta : high;
+    int a0 = a, b0 = b, best = INT32_MIN, best_i = -1;
+    sv_order(sv, &n->L, moves, nm, first, order);
+    for (int k = 0; k < nm; k++) {
+        int i = order[k];
+        int v = sv_move_value(sv, n, moves[i], side, a, b);
+        if (sv->reason) return 0;
+        if (v > best) {
+            best = v;
+            best_i = i;
+            if (v > a) {
+                a = v;
+                if (a >= b) break;
+            }
+        }
+    }
+    if (best > a0) sv->history[sv_hist(moves[best_i])]++;
+    if (best <= a0) {
+        if (best < high) high = best;
+        best_i = first;
+    } else if (best >= b0) {
+        if (best > low) low = best;
+    } else {
+        low = high = best;
+    }
+    sv_store(sv, &key, h, n->needs, low, high, 0, best_i, sv->nodes - start);
+    sv_leave(sv, outer);
+    return best;
+}
+
+/* max^n's integer score of `gains` for `side`: value_for_side scaled by sides - 1. */
+static inline int sv_maxn_score(const Solver *sv, const int *gains, int side) {
+    int sum = 0;
+    for (int s = 0; s < sv->sides; s++) sum += gains[s];
+    return sv->sides * gains[side] - sum;
+}
+
+static void sv_maxn(Solver *sv, const SNode *n, int *gains);
+
+/* _Search.move_gains: every side's gain from `n` on when `move` is made there. */
+static void sv_move_gains(Solver *sv, const SNode *n, int32_t move, int *gains) {
+    SNode c;
+    int got, ded[3];
+    int side = sv->teams[n->turn];
+    int end = sv_step(sv, n, move, &c, &got, ded);
+    if (got) sv_scored(sv, side, c.needs[side]);
+    if (end) {
+        for (int s = 0; s < sv->sides; s++) gains[s] = -ded[s];
+    } else {
+        sv_settle(sv, &c);
+        sv_maxn(sv, &c, gains);
+    }
+    gains[side] += got;
+}
+
+/* _Search.maxn: sv->reason set (gains meaningless) when the budget ran out. */
+static void sv_maxn(Solver *sv, const SNode *n, int *gains) {
+    int32_t moves[MAX_MOVES];
+    if (++sv->nodes >= sv->check_at && sv_check(sv)) return;
+    int nm = sv_legal(sv, n, moves);
+    if (nm == 1) {
+        sv_move_gains(sv, n, moves[0], gains);
+        return;
+    }
+    SKey key;
+    sv_key(sv, n, &key);
+    uint64_t h = sv_hash(&key);
+    SEntry *e = sv_probe(sv, &key, h, n->needs, 1);
+    if (e) {
+        gains[0] = e->a;
+        gains[1] = e->b;
+        gains[2] = e->c;
+        return;
+    }
+    int outer[6];
+    sv_enter(sv, n->needs, outer);
+    long long start = sv->nodes;
+    int side = sv->teams[n->turn], top = INT32_MIN, best_i = -1, g[3], best[3] = {0, 0, 0};
+    for (int i = 0; i < nm; i++) {
+        sv_move_gains(sv, n, moves[i], g);
+        if (sv->reason) return;
+        int score = sv_maxn_score(sv, g, side);
+        if (score > top) {
+            top = score;
+            best_i = i;
+            memcpy(best, g, sizeof best);
+        }
+    }
+    memcpy(gains, best, sizeof best);
+    sv_store(sv, &key, h, n->needs, best[0], best[1], best[2], best_i, sv->nodes - start);
+    sv_leave(sv, outer);
+}
+
+/* The canonical best line of two sides (solver._line_two): `move` (of value `value`), then
+ * at each node the first move in canonical order whose value is the node's (a null-window
+ * search proves it), to the round's end. Its length, or -1 when the budget ran out. */
+static int sv_line_two(Solver *sv, const SNode *root, int32_t move, int value, int32_t *line) {
+    SNode node = *root, c;
+    int32_t moves[MAX_MOVES];
+    int n = 0, got, ded[3], side = sv->teams[node.turn];
+    line[n++] = move;
+    for (;;) {
+        if (sv_step(sv, &node, move, &c, &got, ded)) return n;
+        value -= got;
+        if (sv->teams[c.turn] != side) value = -value;
+        node = c;
+        side = sv->teams[node.turn];
+        int nm = sv_legal(sv, &node, moves), found = nm == 1 ? 0 : -1;
+        for (int i = 0; found < 0 && i < nm; i++) {
+            int v = sv_move_value(sv, &node, moves[i], side, value - 1, value);
+            if (sv->reason) return -1;
+            if (v >= value) found = i;
+        }
+        if (found < 0 || n >= SV_MAX_LINE) return -2; /* no lawful round gets here */
+        move = moves[found];
+        line[n++] = move;
+    }
+}
+
+/* max^n's line (solver._line_maxn): at each node the move max^n chose (searched again
+ * when the table has lost it). Its length, or -1 when the budget ran out. */
+static int sv_line_maxn(Solver *sv, const SNode *root, int32_t move, int32_t *line) {
+    SNode node = *root, c;
+    int32_t moves[MAX_MOVES];
+    int n = 0, got, ded[3], g[3];
+    line[n++] = move;
+    for (;;) {
+        if (sv_step(sv, &node, move, &c, &got, ded)) return n;
+        node = c;
+        int nm = sv_legal(sv, &node, moves), side = sv->teams[node.turn], found = 0;
+        if (nm > 1) {
+            int top = INT32_MIN;
+            for (int i = 0; i < nm; i++) {
+                sv_move_gains(sv, &node, moves[i], g);
+                if (sv->reason) return -1;
+                int score = sv_maxn_score(sv, g, side);
+                if (score > top) {
+                    top = score;
+                    found = i;
+                }
+            }
+        }
+        if (n >= SV_MAX_LINE) return -2;
+        move = moves[found];
+        line[n++] = move;
+    }
+}
+
+/* _Search.gain_bounds: per side, bounds on its gain from `n` from counting alone. */
+static void sv_gain_bounds(const Solver *sv, const SNode *n, int *lo, int *hi) {
+    int rest = sv->bone_pips[n->pos];
+    for (int s = 0; s < sv->sides; s++) {
+        int worst = 0;
+        for (int i = s; i < sv->seats; i += sv->sides)
+            worst += sv_deduction(sv_pips(n->hands[i]) + rest);
+        lo[s] = -worst;
+        hi[s] = SV_MAX_PLACEMENT * sv_tiles(sv, n, s);
+    }
+}
+
+/* A root move's bounds when its search did not finish (solver._two_not_solved and
+ * _maxn_not_solved): exact when the move ends the round or its child is in the table, else
+ * from counting. Two sides: the value's bounds in lo[0], hi[0]; max^n: each side's gain. */
+static int sv_move_bounds(Solver *sv, const SNode *root, int32_t move, int *lo, int *hi) {
+    SNode c;
+    int got, ded[3], side = sv->teams[root->turn];
+    if (sv_step(sv, root, move, &c, &got, ded)) {
+        for (int s = 0; s < sv->sides; s++) lo[s] = hi[s] = (s == side ? got : 0) - ded[s];
+        if (sv->sides == 2) lo[0] = hi[0] = got - ded[side] + ded[1 - side];
+        return 1;
+    }
+    sv_settle(sv, &c);
+    int glo[3], ghi[3];
+    sv_gain_bounds(sv, &c, glo, ghi);
+    SKey key;
+    sv_key(sv, &c, &key);
+    SEntry *e = sv_probe(sv, &key, sv_hash(&key), c.needs, 0);
+    if (sv->sides == 2) {
+        int cs = sv->teams[c.turn];
+        int low = glo[cs] - ghi[1 - cs], high = ghi[cs] - glo[1 - cs];
+        if (e) { /* only nodes with a choice are stored */
+            if (e->a > low) low = e->a;
+            if (e->b < high) high = e->b;
+        }
+        if (cs != side) {
+            int t = low;
+            low = -high;
+            high = -t;
+        }
+        lo[0] = got + low;
+        hi[0] = got + high;
+        return lo[0] == hi[0];
+    }
+    for (int s = 0; s < sv->sides; s++) {
+        int add = s == side ? got : 0;
+        if (e) {
+            int v = s == 0 ? e->a : s == 1 ? e->b : e->c;
+            lo[s] = hi[s] = v + add;
+        } else {
+            lo[s] = glo[s] + add;
+            hi[s] = ghi[s] + add;
+        }
+    }
+    return e != NULL;
+}
+
+/* The search of one solve, without the interpreter: the root's moves' values (two sides) or
+ * gains (max^n) in lo/hi (equal where proven), the best line when all are. */
+typedef struct {
+    int nm, nline, failed;
+    int32_t moves[MAX_MOVES];
+    int lo[MAX_MOVES][3], hi[MAX_MOVES][3];
+    int32_t line[SV_MAX_LINE];
+} SolveOut;
+
+static void sv_run(Solver *sv, const SNode *root, SolveOut *out) {
+    int side = sv->teams[root->turn], done[MAX_MOVES] = {0}, order[MAX_MOVES], g[3];
+    int nm = out->nm = sv_legal(sv, root, out->moves);
+    out->nline = 0;
+    out->failed = 0;
+    int outer[6];
+    sv_enter(sv, root->needs, outer); /* the root has no enclosing node */
+    if (sv->sides == 2) {
+        sv_order(sv, &root->L, out->moves, nm, -1, order);
+        for (int k = 0; k < nm; k++) {
+            int i = order[k];
+            int v = sv_move_value(sv, root, out->moves[i], side, -SV_INF, SV_INF);
+            if (sv->reason) break;
+            out->lo[i][0] = out->hi[i][0] = v;
+            done[i] = 1;
+        }
+    } else {
+        for (int i = 0; i < nm; i++) {
+            sv_move_gains(sv, root, out->moves[i], g);
+            if (sv->reason) break;
+            memcpy(out->lo[i], g, sizeof g);
+            memcpy(out->hi[i], g, sizeof g);
+            done[i] = 1;
+        }
+    }
+    if (!sv->reason) {
+        int best = 0, top = INT32_MIN;
+        for (int i = 0; i < nm; i++) {
+            int score = sv->sides == 2 ? out->lo[i][0] : sv_maxn_score(sv, out->lo[i], side);
+            if (score > top) {
+                top = score;
+                best = i;
+            }
+        }
+        int n = sv->sides == 2 ? sv_line_two(sv, root, out->moves[best], top, out->line)
+                               : sv_line_maxn(sv, root, out->moves[best], out->line);
+        if (n == -2) out->failed = 1;
+        out->nline = n > 0 ? n : 0;
+        if (n >= 0) return;
+    }
+    for (int i = 0; i < nm; i++)
+        if (!done[i]) sv_move_bounds(sv, root, out->moves[i], out->lo[i], out->hi[i]);
+}
+
+static PyObject *sv_bounds_tuple(const int (*v)[3], int nm, int sides) {
+    PyObject *t = PyTuple_New(nm);
+    if (!t) return NULL;
+    for (int i = 0; i < nm; i++) {
+        PyObject *x = sides == 2 ? PyLong_FromLong(v[i][0]) : int_tuple(v[i], sides);
+        if (!x) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+/* solve(packed_state, node_limit, millis) -> (reason, nodes, moves, lows, highs, line):
+ * solver.solve's search (node_limit 0: none; millis 0: none; not both). `reason` 0 when
+ * solved, 1 when the node budget ran out, 2 the time budget. Per legal move in canonical
+ * order (`moves`, their codes): two sides, its value's bounds; three, each side's gain's
+ * bounds (a tuple); equal where proven. `line` the best line's codes (empty unless solved). */
+static PyObject *k_solve(PyObject *self, PyObject *args) {
+    PyObject *packed, *result = NULL;
+    long long node_limit;
+    double millis;
+    State S;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OLd", &packed, &node_limit, &millis)) return NULL;
+    if (!ready() || parse_state(packed, &S)) return NULL;
+    if (node_limit < 0 || !(millis >= 0) || (node_limit == 0 && millis == 0)) {
+        bad("solver kernel: a budget is a node limit and/or a time limit, positive");
+        return NULL;
+    }
+    if (!sv_table) {
+        sv_table = PyMem_RawCalloc((size_t)1 << SOLVER_TT_BITS, sizeof(SEntry));
+        if (!sv_table) return PyErr_NoMemory();
+    }
+    Solver *sv = PyMem_RawCalloc(1, sizeof *sv);
+    SolveOut *out = PyMem_RawMalloc(sizeof *out);
+    int own = sv_table_busy; /* another thread's solve holds the shared table */
+    SEntry *table = own ? PyMem_RawCalloc((size_t)1 << SOLVER_TT_BITS, sizeof(SEntry)) : sv_table;
+    if (!sv || !out || !table) {
+        PyMem_RawFree(sv);
+        PyMem_RawFree(out);
+        if (own) PyMem_RawFree(table);
+        return PyErr_NoMemory();
+    }
+    if (!own) {
+        sv_table_busy = 1;
+        if (++sv_generation == 0) {
+            memset(sv_table, 0, ((size_t)1 << SOLVER_TT_BITS) * sizeof(SEntry));
+            sv_generation = 1;
+        }
+    }
+    sv->table = table;
+    sv->mask = ((uint64_t)1 << SOLVER_TT_BITS) - 1;
+    sv->gen = own ? 1 : sv_generation;
+    sv->V = &VARIANTS[S.variant];
+    sv->seats = S.seats;
+    sv->sides = S.sides;
+    sv->nbone = S.nbone;
+    for (int i = 0; i < S.seats; i++) sv->teams[i] = team_of(i, S.seats);
+    memcpy(sv->bone, S.bone, sizeof sv->bone);
+    sv->bone_pips[S.nbone] = 0;
+    for (int i = S.nbone - 1; i >= 0; i--) sv->bone_pips[i] = sv->bone_pips[i + 1] + PIPS[S.bone[i]];
+    sv->node_limit = node_limit;
+    sv->deadline = -1;
+    SNode root;
+    memset(&root, 0, sizeof root);
+    root.L = S.L;
+    memcpy(root.hands, S.hands, sizeof root.hands);
+    root.turn = S.turn;
+    root.drawn = S.drawn;
+    root.pos = 0;
+    for (int s = 0; s < S.sides; s++) root.needs[s] = S.target - S.scores[s];
+    Py_BEGIN_ALLOW_THREADS
+    if (millis > 0) sv->deadline = sv_now() + millis / 1000.0;
+    sv->check_at = 0;
+    sv_check(sv); /* sets the first check; a budget cannot be spent at 0 nodes */
+    sv->reason = SV_SOLVED;
+    sv_run(sv, &root, out);
+    Py_END_ALLOW_THREADS
+    if (own)
+        PyMem_RawFree(table);
+    else
+        sv_table_busy = 0;
+    if (out->failed) {
+        PyErr_SetString(PyExc_RuntimeError, "solver kernel: no move reaches the proven value");
+    } else {
+        int codes[MAX_MOVES];
+        for (int i = 0; i < out->nm; i++) codes[i] = out->moves[i];
+        int *line = PyMem_RawMalloc(sizeof(int) * (size_t)(out->nline ? out->nline : 1));
+        if (!line) {
+            PyErr_NoMemory();
+        } else {
+            for (int i = 0; i < out->nline; i++) line[i] = out->line[i];
+            result = Py_BuildValue("(iLNNNN)", sv->reason, sv->nodes, int_tuple(codes, out->nm),
+                                   sv_bounds_tuple((const int(*)[3])out->lo, out->nm, S.sides),
+                                   sv_bounds_tuple((const int(*)[3])out->hi, out->nm, S.sides),
+                                   int_tuple(line, out->nline));
+            PyMem_RawFree(line);
+        }
+    }
+    PyMem_RawFree(sv);
+    PyMem_RawFree(out);
+    return result;
+}
+
 /* -- Xoshiro256: the bots' generator (prng.py's, drawn without the interpreter) ---- */
 
 /* The bots draw one `below(n)` per choice; in pure Python that costs about a
@@ -1535,6 +2307,8 @@ static PyMethodDef methods[] = {
      "columns(rows, width) -> the int32 rows' values column by column"},
     {"bot_seed", k_bot_seed, METH_VARARGS, "bot_seed(seed, seat) -> seeds.bot_seed(seed, seat)"},
     {"deal", k_deal, METH_VARARGS, "deal(seed, round, seats) -> (tiles in dealt order, lot)"},
+    {"solve", k_solve, METH_VARARGS,
+     "solve(packed_state, node_limit, millis) -> (reason, nodes, moves, lows, highs, line)"},
     {"rng_draws", k_rng_draws, METH_VARARGS,
      "rng_draws(seed, bounds) -> below(b) for each bound b, next() for a bound of 0"},
     {NULL, NULL, 0, NULL},

@@ -1,7 +1,8 @@
-"""Types of the compiled playout kernel (`_kernel.c`): `playout.py` calls it, and the bots
-draw from its `Xoshiro256` (`bots.py`)."""
+"""Types of the compiled playout kernel (`_kernel.c`): `playout.py` and `solver.py` call it,
+and the bots draw from its `Xoshiro256` (`bots.py`)."""
 
 from collections.abc import Sequence
+from typing import Any
 
 def configure(
     plain: Sequence[int], variants: Sequence[Sequence[tuple[int, bool, Sequence[int]]]]
@@ -28,6 +29,9 @@ def bot_seed(seed: int, seat: int) -> int: ...
 def columns(rows: bytes, width: int) -> bytes: ...
 def deal(seed: int, round: int, seats: int) -> tuple[tuple[int, ...], int]: ...
 def rng_draws(seed: int, bounds: Sequence[int]) -> list[int]: ...
+def solve(
+    packed: tuple[object, ...], node_limit: int, millis: float
+) -> tuple[int, int, tuple[int, ...], tuple[Any, ...], tuple[Any, ...], tuple[int, ...]]: ...
 
 class Xoshiro256:
     """`prng.Xoshiro256` in C: the same seeding, `next` and `below`."""

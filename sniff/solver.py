@@ -37,7 +37,14 @@ position's value; it never returns a value it has not proven.
 
 The search plays the engine's own rules: legal moves from `legal_moves_of`, the
 counted ends from `Layout.place` (each child a `Layout.copy`), the end of the
-round as `playout.python_playout` ends it. Pure Python, no I/O.
+round as `playout.python_playout` ends it. No I/O.
+
+**Two backends**, as for playouts (`backend.py`): this module's search in pure Python,
+and its transcription in the compiled kernel (`_kernel.c`, "the exact solver"), some 30
+to 50 times as fast, which `solve` uses when the kernel is built (`backend=` chooses).
+They give the same `Solution` but for `nodes`, and the same `NotSolved` semantics (the
+bounds may differ, each proven); the kernel's table has a fixed size (24 MB, reused from
+one solve to the next) where Python's grows with the search.
 """
 
 from __future__ import annotations
@@ -46,11 +53,13 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
+from sniff.backend import BACKEND
+from sniff.backend import kernel as _kernel
 from sniff.errors import SniffError
 from sniff.layout import SLOT_VALUE, Layout, points_for
 from sniff.match import legal_moves_of
 from sniff.moves import Move, MoveKind
-from sniff.playout import PlayoutState
+from sniff.playout import PlayoutState, move_of
 from sniff.rules import deduction, team_count, team_of, value_for_side
 from sniff.tiles import BIT, IS_DOUBLE, PIPS, pips_of
 
@@ -137,7 +146,10 @@ class Solution:
     highest value (the tie rule of max^n, and used with two sides too); `value` is the
     position's value, `best`'s. `line` is a best line from the position to the end of the
     round (`best` first; forced draws and passes included), along which every seat plays a
-    move of the value the search proved, so playing it out gains exactly `value`."""
+    move of the value the search proved, so playing it out gains exactly `value`: with two
+    sides, at each position the first move in canonical order of the position's value;
+    with three, the move max^n chose. Both are definite, so both backends give the same
+    line (and everything else here but `nodes`)."""
 
     side: int
     """The side of the seat to play, whose values these are."""
@@ -146,7 +158,8 @@ class Solution:
     value: float
     line: tuple[Move, ...]
     nodes: int
-    """Positions visited, the line's included."""
+    """Positions visited, the line's included. The kernel's table is not Python's (fixed
+    size, other replacement), so the two backends visit different numbers of positions."""
 
     def value_of(self, move: Move) -> float:
         """The value of one legal move (KeyError if it is not legal here)."""
@@ -619,7 +632,11 @@ def is_perfect_information(state: PlayoutState) -> bool:
 
 
 def solve(
-    state: PlayoutState, budget: Budget | None = None, *, double_dummy: bool = False
+    state: PlayoutState,
+    budget: Budget | None = None,
+    *,
+    double_dummy: bool = False,
+    backend: str | None = None,
 ) -> Solution:
     """The exact value of every legal move of `state` for the side of the seat to play.
 
@@ -627,6 +644,8 @@ def solve(
     `BadBudget` for a budget that is not a `Budget`, and `NotPerfectInformation` for a state
     with hidden tiles (a boneyard, or more than two seats) unless `double_dummy` says that
     the value of the game in which every seat sees every tile is what is wanted.
+    `backend` ("c" or "python"; default `backend.BACKEND`) chooses the search: the kernel's
+    or this module's (module docstring).
     """
     if not isinstance(state, PlayoutState):
         raise TypeError(f"solve takes a PlayoutState, not {type(state).__name__}")
@@ -640,7 +659,61 @@ def solve(
             "players do not see every tile: pass double_dummy=True for the value of the game "
             "in which every seat does (each seat's real choices may be worth less)"
         )
+    if _backend(backend) == "c":
+        return _kernel_solve(state, budget)
     return _solve_in(_Search(state, budget), state)
+
+
+def _backend(backend: str | None) -> str:
+    chosen = BACKEND if backend is None else backend
+    if chosen not in ("c", "python"):
+        raise ValueError(f"backend {backend!r}: use 'c' or 'python'")
+    if chosen == "c" and _kernel is None:
+        raise RuntimeError("the kernel sniff._kernel is not built")
+    return chosen
+
+
+_KERNEL_NODE_LIMIT: Final = 1 << 62
+"""A node budget beyond any search, and within the kernel's 64-bit counter."""
+
+
+def _kernel_solve(state: PlayoutState, budget: Budget) -> Solution:
+    """`solve` by the kernel's search: its values, line and bounds made into this module's
+    `Solution` or `NotSolved` exactly as the Python search makes them."""
+    nodes_limit = 0 if budget.nodes is None else min(budget.nodes, _KERNEL_NODE_LIMIT)
+    millis = 0.0 if budget.millis is None else float(budget.millis)
+    reason, nodes, codes, lows, highs, line = _kernel.solve(state._packed, nodes_limit, millis)
+    moves = [move_of(c) for c in codes]
+    side = team_of(state.turn, state.seats)
+    if reason == 0:
+        if state.sides == 2:
+            values = [float(v) for v in lows]
+        else:
+            values = [value_for_side(g, side) for g in lows]
+        value = max(values)
+        return Solution(
+            side,
+            tuple(MoveValue(m, v) for m, v in zip(moves, values, strict=True)),
+            moves[values.index(value)],
+            value,
+            tuple(move_of(c) for c in line),
+            nodes,
+        )
+    bounds = []
+    for move, low, high in zip(moves, lows, highs, strict=True):
+        if state.sides == 2:
+            bounds.append(MoveBounds(move, float(low), float(high)))
+        elif low == high:
+            v = value_for_side(low, side)
+            bounds.append(MoveBounds(move, v, v))
+        else:  # every side's gain in [low, high]: as _maxn_not_solved bounds the value
+            n = state.sides - 1
+            others_high = sum(high) - high[side]
+            others_low = sum(low) - low[side]
+            bounds.append(
+                MoveBounds(move, low[side] - others_high / n, high[side] - others_low / n)
+            )
+    raise NotSolved(side, tuple(bounds), nodes, "nodes" if reason == 1 else "millis")
 
 
 def _solve_in(search: _Search, state: PlayoutState) -> Solution:
@@ -703,10 +776,9 @@ def _two_not_solved(
 
 
 def _line_two(search: _Search, node: _Node, move: Move, value: int) -> tuple[Move, ...]:
-    """A best line from the root: `move` (of value `value`), then at each node a move whose
-    value equals the node's, to the round's end. The table's best moves of exact entries
-    are tried first; failing that, each move in canonical order is tested by a null-window
-    search (values are integers with two sides)."""
+    """The canonical best line from the root: `move` (of value `value`), then at each node
+    the first move in canonical order whose value equals the node's, to the round's end
+    (each tested by a null-window search: values are integers with two sides)."""
     line = [move]
     side = search.teams[node[2]]
     while True:
@@ -723,15 +795,12 @@ def _line_two(search: _Search, node: _Node, move: Move, value: int) -> tuple[Mov
 
 
 def _best_of(search: _Search, node: _Node, moves: list[Move], side: int, value: int) -> Move:
-    """A move of `node` worth `value` (its value) for `side`: the table's best move if it is
-    one, else the first in canonical order that a null-window search proves is."""
-    entry = search.lookup(search.key(node), node[5])
-    candidates = list(range(len(moves)))
-    if entry is not None and entry[0][2] >= 0:
-        candidates.insert(0, entry[0][2])
-    for i in candidates:
-        if search._move_value(node, moves[i], side, value - 1, value) >= value:
-            return moves[i]
+    """The first move of `node` in canonical order worth `value` (its value) for `side`, as
+    a null-window search proves it: the canonical best line, whichever table found the
+    values (the kernel's is another, and its line must be this one)."""
+    for move in moves:
+        if search._move_value(node, move, side, value - 1, value) >= value:
+            return move
     raise AssertionError("no move reaches the value the search proved")  # pragma: no cover
 
 

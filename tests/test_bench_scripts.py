@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from sniff.backend import KERNEL_AVAILABLE
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 
@@ -347,15 +349,30 @@ def test_bench_million_quick_reports_the_targets_and_their_ceilings() -> None:
 
 
 def test_bench_solver_quick_solves_real_endgames_and_reports_percentiles() -> None:
+    """Each backend on the same endgames and whole deals (the kernel's only when built),
+    percentiles in order, and no position whose values the backends disagree on."""
     doc: dict[str, Any] = json.loads(run_script("bench_solver.py", "--quick", "--json"))
-    assert doc["positions"] == doc["settings"]["positions"] == 40
-    assert doc["settings"]["boneyard"] == 0
-    assert 0 <= doc["unsolved"] < doc["positions"]
-    for name in ("median", "p90", "p99", "max"):
-        assert doc[f"{name}_ms"] >= 0
-        assert 0 <= doc[f"{name}_nodes"] <= doc["settings"]["budget_nodes"]
-    assert doc["median_ms"] <= doc["p90_ms"] <= doc["p99_ms"] <= doc["max_ms"]
-    assert positive([doc["nodes_per_s"]])
-    text = run_script("bench_solver.py", "--quick")
+    settings = doc["settings"]
+    assert settings["positions"] == 40
+    assert settings["deals"] == 3
+    assert settings["boneyard"] == 0
+    assert settings["backends"] == (["c", "python"] if KERNEL_AVAILABLE else ["python"])
+    for part, count, budget in (
+        ("endgames", 40, settings["budget_nodes"]),
+        ("par", 3, settings["par_budget_nodes"]),
+    ):
+        assert doc[part]["disagreements"] == 0
+        for backend in settings["backends"]:
+            figures = doc[part][backend]
+            assert figures["positions"] == count
+            assert 0 <= figures["unsolved"] < count
+            for name in ("median", "p90", "p99", "max"):
+                assert figures[f"{name}_ms"] >= 0
+                assert 0 <= figures[f"{name}_nodes"] <= budget
+            assert figures["median_ms"] <= figures["p90_ms"] <= figures["p99_ms"]
+            assert figures["p99_ms"] <= figures["max_ms"]
+            assert positive([figures["nodes_per_s"]])
+    assert doc["par"]["python"]["max_tiles"] == 14
+    text = run_script("bench_solver.py", "--quick", "--deals", "0")
     for name in ("median", "p90", "p99", "max"):
         assert re.search(rf"^\s+{name}: (>=)?[\d,.]+ ms \([\d,]+ nodes\)$", text, re.M), text
