@@ -533,8 +533,8 @@ def move_from_pb(msg: pb.Move) -> Move:
     raise MoveNotationError("the move sets none of lead, place, draw or pass")
 
 
-def move_of_request(request: pb.ApplyMoveRequest) -> Move:
-    """The action of an ApplyMove request, structured or in notation."""
+def move_of_request(request: pb.ApplyMoveRequest | pb.PlayAnswer) -> Move:
+    """The action of an ApplyMove request (or a Play answer), structured or in notation."""
     which = request.WhichOneof("action")
     if which == "notation":
         return Move.parse(request.notation)
