@@ -42,14 +42,17 @@ class StreamSeat:
 
 
 @dataclass
-class _MatchSeen:
-    """What the client has seen of one match through one of its seats."""
+class MatchSeen:
+    """What a client has seen of one match through any of its seats, over one or more
+    streams: each event once (one sent again after a resume, or to a second seat, is not)."""
 
-    seats: int
+    seats: int = 0
     rounds: int = 0
     move_count: int = 0
+    """The move count after the last action seen: what a new stream resumes from."""
+    next_sequence: int = 0
     end: pb.MatchEnd | None = None
-    updates: list[pb.PlayUpdate] = field(default_factory=list)
+    events: list[pb.MatchEvent] = field(default_factory=list)
 
 
 def _requests(outbox: queue.Queue[pb.PlayRequest | None]) -> Iterator[pb.PlayRequest]:
@@ -68,10 +71,12 @@ def play_stream(
     on_update: Callable[[pb.PlayUpdate], Any] | None = None,
     stop_after: int | None = None,
     timeout: float | None = None,
-) -> dict[str, _MatchSeen]:
+    seen: dict[str, MatchSeen] | None = None,
+) -> dict[str, MatchSeen]:
     """Play `seats` over one Play stream until each of their matches is over (the server then
     ends the stream), or until `stop_after` answers were sent (the client then cancels it:
-    a test's way to drop a stream mid-match). What was seen, by match id.
+    a test's way to drop a stream mid-match). What was seen, by match id, added to `seen`
+    when given (a stream that resumes an earlier one's matches).
 
     Each decision is answered by its seat's bot from the view the decision
     carries; a refused answer raises PlayRefused.
@@ -84,7 +89,7 @@ def play_stream(
             entry.resume_move_count = s.resume_move_count
     outbox.put(pb.PlayRequest(open=opened))
     held: dict[SeatKey, StreamSeat] = {}
-    seen: dict[str, _MatchSeen] = {}
+    seen = {} if seen is None else seen
     answers = 0
     responses = stub.Play(_requests(outbox), timeout=timeout)
     try:
@@ -96,6 +101,7 @@ def play_stream(
                 kind = update.WhichOneof("kind")
                 if kind == "opened":  # which seat each token is
                     held[key] = seats[update.opened.open_index]
+                    seen.setdefault(update.match_id, MatchSeen())
                 if kind == "event":
                     _note(seen, update)
                 elif kind == "decision":
@@ -114,18 +120,20 @@ def play_stream(
     return seen
 
 
-def _note(seen: dict[str, _MatchSeen], update: pb.PlayUpdate) -> None:
-    """Keep what a match's events say (each seat sees them: count them through one seat)."""
+def _note(seen: dict[str, MatchSeen], update: pb.PlayUpdate) -> None:
+    """Keep what a match's events say, once each."""
+    match = seen[update.match_id]
     event = update.event
+    if event.sequence < match.next_sequence:
+        return  # sent again after a resume, or sent to another of the client's seats too
+    match.next_sequence = event.sequence + 1
+    match.events.append(event)
     which = event.WhichOneof("kind")
     if which == "match_created":
-        seen.setdefault(update.match_id, _MatchSeen(event.match_created.seat_count))
-    match = seen.get(update.match_id)
-    if match is None or (update.seat != 0 and which != "match_created"):
-        return
-    match.updates.append(update)
-    if which == "round_dealt":
+        match.seats = event.match_created.seat_count
+    elif which == "round_dealt":
         match.rounds += 1
+        match.seats = len(event.round_dealt.hand_sizes)
     elif which == "action_applied":
         match.move_count = event.action_applied.move_count
     elif which == "match_ended":
@@ -182,7 +190,7 @@ def play_matches(
     return [_played(c.match_id, seen[c.match_id]) for c, _ in created]
 
 
-def _played(match_id: str, seen: _MatchSeen) -> PlayedMatch:
+def _played(match_id: str, seen: MatchSeen) -> PlayedMatch:
     end = seen.end
     if end is None:
         raise PlayRefused(f"the stream ended before match {match_id} did")
