@@ -43,6 +43,8 @@ from sniff import MatchOver
 
 Blocking = Callable[..., Awaitable[Any]]
 """Runs a hub call in the hub's thread pool (the servicer's `_blocking`)."""
+Writer = Callable[[pb.PlayResponse], Awaitable[None]]
+"""Sends one message on the stream (the call context's `write`)."""
 
 PLAY_QUEUE: Final = 1024
 """Updates one Play stream may hold for a client that has not read them; beyond, it ends."""
@@ -84,8 +86,9 @@ class PlayStreams:
         for session in tuple(self._sessions):
             session.fail(_stopping())
 
-    async def play(self, requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayResponse]:
-        """One stream: its first message opens it, then updates go out and answers come in."""
+    async def play(self, requests: AsyncIterator[pb.PlayRequest], write: Writer) -> None:
+        """One stream: its first message opens it, then updates go out (`write`) and answers
+        come in."""
         if self._closing:
             raise _stopping()
         first = await anext(requests, None)
@@ -102,8 +105,7 @@ class PlayStreams:
             session = _Session(self._hub, self._blocking, seats, self.queue_limit)
             self._sessions.add(session)
             try:
-                async for response in session.run(requests):
-                    yield response
+                await session.run(requests, write)
             finally:
                 self._sessions.discard(session)
 
@@ -167,6 +169,7 @@ class _Session:
         self._queue: deque[pb.PlayUpdate] = deque()
         self._queue_limit = queue_limit
         self._ready = asyncio.Event()
+        self._failed = asyncio.Event()
         self._failure: BaseException | None = None
         self._followers = len(seats)
         self._reading = True
@@ -177,8 +180,13 @@ class _Session:
 
     # -- the writer ----------------------------------------------------------
 
-    async def run(self, requests: AsyncIterator[pb.PlayRequest]) -> AsyncIterator[pb.PlayResponse]:
-        """Every update, batched as it waits, until the stream is done or fails."""
+    async def run(self, requests: AsyncIterator[pb.PlayRequest], write: Writer) -> None:
+        """Write every update, batched as it waits, until the stream is done or fails.
+
+        A write waits while the client does not read (flow control); a failure
+        meanwhile (the queue full, the service stopping) cancels it, so the
+        stream ends at once with its status instead of after the client reads.
+        """
         for s in self._seats.values():
             self._spawn(self._follow(s))
         self._spawn(self._read(requests))
@@ -189,7 +197,7 @@ class _Session:
                 if self._queue:
                     updates = list(self._queue)
                     self._queue.clear()
-                    yield pb.PlayResponse(updates=updates)
+                    await self._write(write, pb.PlayResponse(updates=updates))
                     continue
                 if self._answering == 0 and (self._followers == 0 or not self._reading):
                     return
@@ -200,10 +208,27 @@ class _Session:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
+    async def _write(self, write: Writer, response: pb.PlayResponse) -> None:
+        """One write, given up when the stream fails meanwhile."""
+        writing = asyncio.ensure_future(write(response))
+        failed = asyncio.ensure_future(self._failed.wait())
+        try:
+            await asyncio.wait({writing, failed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            failed.cancel()
+        if not writing.done():
+            writing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writing
+            assert self._failure is not None
+            raise self._failure
+        writing.result()
+
     def fail(self, exc: BaseException) -> None:
-        """End the stream with `exc` (its status) once the writer next wakes."""
+        """End the stream with `exc` (its status), also while a write waits for the client."""
         if self._failure is None:
             self._failure = exc
+        self._failed.set()
         self._ready.set()
 
     def _put(self, update: pb.PlayUpdate) -> None:

@@ -265,12 +265,11 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             event = convert.event_pb(request.match_id, role, logged, keyed=keyed, ends_sum=ends_sum)
             yield pb.WatchMatchResponse(event=event)
 
-    @streaming
-    async def Play(
-        self, requests: AsyncIterator[pb.PlayRequest], context: Context
-    ) -> AsyncIterator[pb.PlayResponse]:
-        async for response in self.plays.play(requests):
-            yield response
+    @unary
+    async def Play(self, requests: AsyncIterator[pb.PlayRequest], context: Context) -> None:
+        # It writes itself (no generator), so that a stream that fails while a write waits
+        # for a client that does not read can give the write up (play_stream.py).
+        await self.plays.play(requests, context.write)
 
     @unary
     async def ImportMatches(
