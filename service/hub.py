@@ -837,6 +837,26 @@ class Hub:
         live.listeners.discard(callback)
 
     @staticmethod
+    def may_decide(live: LiveMatch, seat: int) -> bool:
+        """False only when `seat` surely has nothing to decide now (`pending` would say None),
+        read from the last durable event without the lock, so a Play stream asks `pending`
+        (a thread and the lock) only for the seat a change made the one to act."""
+        events = live.events
+        if not events:
+            return False
+        last = events[-1]
+        kind = last.event.kind
+        if kind == "action":
+            outcomes = live.outcomes  # replaced whole by a rebuild: then ask
+            index = last.move_count - 1
+            return index >= len(outcomes) or outcomes[index][2].turn == seat
+        if kind == "round_ended":
+            return seat == DEALING_SEAT
+        if kind == "round_dealt":
+            return bool((last.event.detail or {}).get("leader", seat) == seat)
+        return False  # created, waiting for entropy (else dealt in the same append), or over
+
+    @staticmethod
     def events_from(live: LiveMatch, seq: int) -> tuple[list[Logged], bool]:
         """The durable events from `seq` on, and whether the match is over with them.
 

@@ -56,6 +56,10 @@ MAX_PLAY_STREAMS: Final = 10_000
 """Open Play streams on the whole service."""
 
 
+SeatKey = tuple[str, int]
+"""(match id, seat): how a stream multiplexes its seats."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Seat:
     """One seat a stream plays: its match, its token, and the first event to send it."""
@@ -176,6 +180,13 @@ class _Session:
         self._answering = 0
         self._slots = asyncio.Semaphore(MAX_ANSWERS_IN_FLIGHT)
         self._match_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._applying: Counter[str] = Counter()
+        """Answers of each match being applied: its followers leave reading the decisions to
+        the answer's own call to the hub."""
+        self._prepared: dict[SeatKey, tuple[int, Pending | None]] = {}
+        """Each seat's decision as an answer's call read it right after applying, with the
+        number of durable events it was read at."""
+        self._wakes: dict[SeatKey, asyncio.Event] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the writer ----------------------------------------------------------
@@ -195,6 +206,9 @@ class _Session:
                 if self._failure is not None:
                     raise self._failure
                 if self._queue:
+                    await asyncio.sleep(0)  # updates made ready by the same wake-up join them
+                    if self._failure is not None:
+                        raise self._failure
                     updates = list(self._queue)
                     self._queue.clear()
                     await self._write(write, pb.PlayResponse(updates=updates))
@@ -262,11 +276,16 @@ class _Session:
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
 
+        live, match_id, key = s.live, s.live.match_id, (s.live.match_id, s.seat)
+        applying = self._applying
+
         def notify() -> None:  # called by the thread that appended the events
+            if applying[match_id]:
+                return  # this stream's own answer: its call wakes the followers once done
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 loop.call_soon_threadsafe(wake.set)
 
-        live, match_id = s.live, s.live.match_id
+        self._wakes[key] = wake
         self._hub.listen(live, notify)
         try:
             known = live.events
@@ -281,20 +300,30 @@ class _Session:
                 next_seq, over = self._send_events(s, next_seq, None)
                 if over:
                     return
-                pending = await self._blocking(self._hub.pending, live, s.seat)
-                if pending is not None and (pending.move_count, pending.deal_round) != sent:
-                    next_seq, _ = self._send_events(s, next_seq, pending.events)
-                    sent = (pending.move_count, pending.deal_round)
-                    self._put(
-                        pb.PlayUpdate(
-                            match_id=match_id, seat=s.seat, decision=_decision(match_id, pending)
-                        )
-                    )
+                if not self._applying[match_id]:  # else the answer's call reads it, then wakes
+                    pending = await self._pending(s)
+                    if pending is not None and (pending.move_count, pending.deal_round) != sent:
+                        next_seq, _ = self._send_events(s, next_seq, pending.events)
+                        sent = (pending.move_count, pending.deal_round)
+                        decision = _decision(match_id, pending)
+                        self._put(pb.PlayUpdate(match_id=match_id, seat=s.seat, decision=decision))
                 await wake.wait()
         finally:
             self._hub.unlisten(live, notify)
+            del self._wakes[key]
             self._followers -= 1
             self._ready.set()
+
+    async def _pending(self, s: _Seat) -> Pending | None:
+        """The seat's decision now: as an answer's call read it if nothing changed since,
+        else none if the last event says so (`Hub.may_decide`), else read under the lock."""
+        prepared = self._prepared.pop((s.live.match_id, s.seat), None)
+        if prepared is not None and prepared[0] == len(s.live.events):
+            return prepared[1]
+        if not self._hub.may_decide(s.live, s.seat):
+            return None
+        pending: Pending | None = await self._blocking(self._hub.pending, s.live, s.seat)
+        return pending
 
     def _send_events(self, s: _Seat, next_seq: int, until: int | None) -> tuple[int, bool]:
         """Queue the seat's events from `next_seq` (up to `until`); the next one, and whether
@@ -367,23 +396,42 @@ class _Session:
                 f"this stream does not play seat {answer.seat} of {answer.match_id}: "
                 "open a stream with that seat's token"
             )
-        hub = self._hub
-        async with self._match_locks[answer.match_id]:  # one match's answers in their order
-            if answer.WhichOneof("action") == "deal":
-                applied: bool = await self._blocking(
-                    hub.deal_round, answer.match_id, s.token, answer.deal.round_index
-                )
-                return applied
+        match_id = answer.match_id
+        async with self._match_locks[match_id]:  # one match's answers in their order
+            self._applying[match_id] += 1
+            try:
+                applied, reads = await self._blocking(self._apply_then_read, answer, s)
+                self._prepared.update(reads)
+                return bool(applied)
+            finally:
+                self._applying[match_id] -= 1
+                for (held, _), wake in self._wakes.items():
+                    if held == match_id:
+                        wake.set()
+
+    def _apply_then_read(
+        self, answer: pb.PlayAnswer, s: _Seat
+    ) -> tuple[bool, list[tuple[SeatKey, tuple[int, Pending | None]]]]:
+        """In the hub's pool: apply the answer (True when applied now), then read the decision
+        of each seat of its match this stream plays, so no follower needs a call of its own."""
+        hub, live = self._hub, s.live
+        if answer.WhichOneof("action") == "deal":
+            applied = hub.deal_round(live.match_id, s.token, answer.deal.round_index)
+        else:
             move = convert.move_of_request(answer)
             try:
-                _, applied = await self._blocking(
-                    hub.apply_once, answer.match_id, s.token, s.seat, move, answer.move_count
-                )
+                applied = hub.apply_once(live.match_id, s.token, s.seat, move, answer.move_count)[1]
             except StaleMoveCount:
-                if hub.events_from(s.live, len(s.live.events))[1]:
+                if hub.events_from(live, len(live.events))[1]:
                     raise MatchOver("the match is over: it takes no more answers") from None
                 raise
-            return applied
+        reads: list[tuple[SeatKey, tuple[int, Pending | None]]] = []
+        for key in self._seats:
+            if key[0] == live.match_id:
+                known = len(live.events)
+                pending = hub.pending(live, key[1])
+                reads.append((key, (known, None) if pending is None else (pending.events, pending)))
+        return applied, reads
 
 
 def _decision(match_id: str, pending: Pending) -> pb.PlayDecision:
