@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -282,3 +283,14 @@ def test_a_stream_ends_once_every_match_it_plays_is_over(svc: Service) -> None:
     end = seen[created.match_id].end
     assert end is not None
     assert list(end.scores) == in_process_moves(2, 50)[1]
+
+
+def test_a_stopping_service_ends_its_play_streams_unavailable(tmp_path: Path) -> None:
+    with serving(tmp_path / "events.duckdb", sync=False) as own:
+        created = create(own.stub, 2, seed=51)
+        client = PlayClient(own.stub, both_seats(created))
+        client.next("decision")  # the stream waits for an answer
+        own.running.stop(grace=5.0)
+        error = client.ended()
+    assert error is not None
+    assert error.code() == grpc.StatusCode.UNAVAILABLE
