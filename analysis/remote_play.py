@@ -94,6 +94,7 @@ def play_stream(
     responses = stub.Play(_requests(outbox), timeout=timeout)
     try:
         for response in responses:
+            batch: list[pb.PlayAnswer] = []  # the answers to this message's decisions: one reply
             for update in response.updates:
                 if on_update is not None:
                     on_update(update)
@@ -105,19 +106,29 @@ def play_stream(
                 if kind == "event":
                     _note(seen, update)
                 elif kind == "decision":
-                    outbox.put(_answer(update, held[key], stub))
+                    batch.append(_answer(update, held[key], stub))
                     answers += 1
                     if stop_after is not None and answers >= stop_after:
+                        _send(outbox, batch)
                         responses.cancel()
                         return seen
                 elif kind == "error":
                     raise PlayRefused(f"{update.match_id} seat {update.seat}: {update.error}")
+            _send(outbox, batch)
     except grpc.RpcError as exc:
         if stop_after is None or exc.code() != grpc.StatusCode.CANCELLED:
             raise
     finally:
         outbox.put(None)
     return seen
+
+
+def _send(outbox: queue.Queue[pb.PlayRequest | None], batch: list[pb.PlayAnswer]) -> None:
+    """Send a message's answers as one request (`answers`), or one `answer` alone."""
+    if len(batch) == 1:
+        outbox.put(pb.PlayRequest(answer=batch[0]))
+    elif batch:
+        outbox.put(pb.PlayRequest(answers=pb.PlayAnswers(answers=batch)))
 
 
 def _note(seen: dict[str, MatchSeen], update: pb.PlayUpdate) -> None:
@@ -142,7 +153,7 @@ def _note(seen: dict[str, MatchSeen], update: pb.PlayUpdate) -> None:
 
 def _answer(
     update: pb.PlayUpdate, seat: StreamSeat, stub: sniff_pb2_grpc.SniffServiceStub
-) -> pb.PlayRequest:
+) -> pb.PlayAnswer:
     """The seat's bot's answer to one decision."""
     decision = update.decision
     answer = pb.PlayAnswer(
@@ -150,7 +161,7 @@ def _answer(
     )
     if decision.WhichOneof("kind") == "deal":
         answer.deal.round_index = decision.deal.round_index
-        return pb.PlayRequest(answer=answer)
+        return answer
     match_id, token = update.match_id, seat.token
 
     def analyzer(budget: pb.AnalysisBudget, seed: int) -> Any:
@@ -159,7 +170,7 @@ def _answer(
 
     move = seat.bot.choose(RemoteView(decision.move.state, decision.move.moves, analyzer))
     answer.notation = move.text
-    return pb.PlayRequest(answer=answer)
+    return answer
 
 
 def play_matches(

@@ -201,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         ]
         row["ratio"] = statistics.median(ratios)
-        print(f"{n:>8}  play/unary: {row['ratio']:.1f}x (aim: at least {opts.aim:g}x)")
+        spread = f"{min(ratios):.1f}-{max(ratios):.1f}"
+        print(f"{n:>8}  play/unary: {row['ratio']:.1f}x ({spread}; aim: at least {opts.aim:g}x)")
         if not opts.quick and row["ratio"] < opts.aim:
             ok = False
         summary[str(n)] = row

@@ -48,6 +48,8 @@ Writer = Callable[[pb.PlayResponse], Awaitable[None]]
 
 PLAY_QUEUE: Final = 1024
 """Updates one Play stream may hold for a client that has not read them; beyond, it ends."""
+MAX_ANSWERS: Final = 256
+"""Answers one PlayRequest may carry (PlayAnswers)."""
 MAX_ANSWERS_IN_FLIGHT: Final = 64
 """Answers of one stream under way at once; beyond, the stream reads no more until one ends."""
 MAX_PLAY_STREAMS_PER_SEAT: Final = 4
@@ -352,11 +354,18 @@ class _Session:
                 kind = request.WhichOneof("kind")
                 if kind == "open":
                     raise BadArgument("open", "open: a Play stream is opened once, by its first")
-                if kind != "answer":
-                    raise BadArgument("answer", "answer: the message carries no answer")
-                await self._slots.acquire()
-                self._answering += 1
-                self._spawn(self._answer(request.answer))
+                if kind == "answer":
+                    answers = [request.answer]
+                elif kind == "answers" and 1 <= len(request.answers.answers) <= MAX_ANSWERS:
+                    answers = list(request.answers.answers)
+                else:
+                    raise BadArgument(
+                        "answers", f"answers: a message carries 1 to {MAX_ANSWERS} answers"
+                    )
+                for answer in answers:
+                    await self._slots.acquire()
+                    self._answering += 1
+                    self._spawn(self._answer(answer))
         finally:
             self._reading = False
             self._ready.set()

@@ -570,12 +570,20 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
 
 class PlayRequest(_message.Message):
-    __slots__ = ("open", "answer")
+    __slots__ = ("open", "answer", "answers")
     OPEN_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
     open: PlayOpen
     answer: PlayAnswer
-    def __init__(self, open: _Optional[_Union[PlayOpen, _Mapping]] = ..., answer: _Optional[_Union[PlayAnswer, _Mapping]] = ...) -> None: ...
+    answers: PlayAnswers
+    def __init__(self, open: _Optional[_Union[PlayOpen, _Mapping]] = ..., answer: _Optional[_Union[PlayAnswer, _Mapping]] = ..., answers: _Optional[_Union[PlayAnswers, _Mapping]] = ...) -> None: ...
+
+class PlayAnswers(_message.Message):
+    __slots__ = ("answers",)
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    answers: _containers.RepeatedCompositeFieldContainer[PlayAnswer]
+    def __init__(self, answers: _Optional[_Iterable[_Union[PlayAnswer, _Mapping]]] = ...) -> None: ...
 
 class PlayOpen(_message.Message):
     __slots__ = ("seats",)
