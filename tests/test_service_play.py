@@ -294,3 +294,20 @@ def test_a_stopping_service_ends_its_play_streams_unavailable(tmp_path: Path) ->
         error = client.ended()
     assert error is not None
     assert error.code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_answers_sent_together_are_each_answered_in_order(svc: Service) -> None:
+    created = create(svc.stub, 2, seed=52)
+    client = PlayClient(svc.stub, both_seats(created))
+    d = decision_of(client)
+    move = d.decision.move.moves[0].notation
+    together = [answer(d, move), answer(d, move), answer(d, "9-9")]
+    client.send_raw(pb.PlayRequest(answers=pb.PlayAnswers(answers=together)))
+    replies = [client.reply() for _ in together]
+    assert [r.WhichOneof("kind") for r in replies] == ["answered", "answered", "error"]
+    assert [r.answered.duplicate for r in replies[:2]] == [False, True]
+    client.send_raw(pb.PlayRequest(answers=pb.PlayAnswers()))
+    error = client.ended()
+    assert error is not None
+    assert_refused(error, grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT")
+    assert logged_moves(svc, created.match_id) == [move]

@@ -189,6 +189,9 @@ class _Session:
         """Each seat's decision as an answer's call read it right after applying, with the
         number of durable events it was read at."""
         self._wakes: dict[SeatKey, asyncio.Event] = {}
+        self._public: dict[str, tuple[int, pb.MatchEvent]] = {}
+        """Per match, the last event converted that every seat sees alike (no hand, no drawn
+        tile), so that the stream's other seats of that match reuse it."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the writer ----------------------------------------------------------
@@ -336,13 +339,20 @@ class _Session:
             batch = batch[: max(0, until - next_seq)]
         keyed = live.secrets is not None
         for logged in batch:
-            event = convert.event_pb(
-                live.match_id,
-                s.seat,
-                logged,
-                keyed=keyed,
-                ends_sum=self._hub.layout_sum(live, logged.event.seq),
-            )
+            e = logged.event
+            shared = self._public.get(live.match_id)
+            if shared is not None and shared[0] == e.seq:
+                event = shared[1]  # another seat of this stream was sent the very same event
+            else:
+                event = convert.event_pb(
+                    live.match_id,
+                    s.seat,
+                    logged,
+                    keyed=keyed,
+                    ends_sum=self._hub.layout_sum(live, e.seq),
+                )
+                if e.kind != "round_dealt" and e.drawn is None:  # the same for every seat
+                    self._public[live.match_id] = (e.seq, event)
             self._put(pb.PlayUpdate(match_id=live.match_id, seat=s.seat, event=event))
         return next_seq + len(batch), over and until is None
 
