@@ -78,7 +78,7 @@ class Measured:
 
 def stub_for(address: str) -> tuple[grpc.Channel, sniff_pb2_grpc.SniffServiceStub]:
     channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
-    return channel, sniff_pb2_grpc.SniffServiceStub(channel)  # type: ignore[no-untyped-call]
+    return channel, sniff_pb2_grpc.SniffServiceStub(channel)
 
 
 def unary(address: str, seeds: list[int], round_limit: int | None) -> list[PlayedMatch]:

@@ -166,6 +166,7 @@ def test_an_answer_for_a_seat_the_stream_does_not_play_is_refused_in_band(svc: S
     assert client.ended() is None
 
 
+@pytest.mark.slow
 def test_an_answer_for_a_finished_match_is_refused_as_out_of_phase(svc: Service) -> None:
     done = create(svc.stub, 2, seed=44)
     play_to_end(svc.stub, done, random.Random(1))

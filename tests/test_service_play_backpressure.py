@@ -29,6 +29,7 @@ SMALL_WINDOW = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 8192
 the service's writes then wait at once, instead of after megabytes gRPC would buffer."""
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_is_ended_with_resource_exhausted(tmp_path: Path) -> None:
     with serving(tmp_path / "events.duckdb", sync=False) as svc:
         plays = svc.running.servicer.plays

@@ -65,6 +65,7 @@ def drop_then_resume(stub: sniff_pb2_grpc.SniffServiceStub, seed: int, stop_afte
     assert_played_as_in_process(seen[created.match_id], 2, seed)
 
 
+@pytest.mark.slow
 def test_a_dropped_stream_resumes_on_a_new_one_and_the_match_plays_on_unchanged(
     tmp_path: Path,
 ) -> None:
