@@ -1,28 +1,31 @@
-"""Play streams: seats of matches played over one bidirectional stream (docs/service.md, "Play").
+"""Play streams: seats of matches played over one bidirectional stream.
 
 A unary bot pays three calls per action (GetState, ListLegalMoves,
 ApplyMove). Here the server sends each seat its decision when it is due and
-the seat answers it: one message each way. Each stream is one `_Session` on
-the event loop:
+the seat answers it: one message each way (docs/service.md, "Play: one
+stream for a bot"). Each stream is one `_Session` on the event loop:
 
 - a *follower* per seat reads its match's durable events without a lock,
   as WatchMatch does (`Hub.events_from`, woken by `Hub.listen`), sends them
-  filtered for that seat, then asks the hub, under the match's lock, what the
-  seat must decide (`Hub.pending`) and sends it once;
+  filtered for that seat, then sends the seat's decision once (`Hub.pending`,
+  read under the match's lock);
 - the *reader* takes the client's answers and applies each in the hub's
   thread pool through the very calls ApplyMove and DealRound use, answers of
   different matches at once (so they share the log's group commit), those of
-  one match in the order sent;
-- the handler's generator is the only *writer*: it sends every update
-  waiting, in order, as one message.
+  one match in the order sent. The same call then reads the next decision
+  of each seat of that match the stream plays, so the followers need no
+  call of their own; `Hub.may_decide` spares them one for a seat that
+  surely has nothing to decide;
+- `_Session.run` is the only *writer*: it sends every update waiting, in
+  order, as one message.
 
 What waits for the client is bounded: at most `PLAY_QUEUE` updates. A
 client that does not read makes gRPC's writes wait (HTTP/2 flow control),
-the queue fills, and the stream is ended with RESOURCE_EXHAUSTED instead of
-growing; its matches wait for their seat's answer, which a new stream can
-give after resuming. At most `MAX_ANSWERS_IN_FLIGHT` answers of a stream are
-under way; beyond, the reader stops reading, which holds the client back by
-flow control too.
+the queue fills, and the stream is ended with RESOURCE_EXHAUSTED at once
+(the waiting write is given up) instead of growing; its matches wait for
+their seat's answer, which a new stream can give after resuming. At most
+`MAX_ANSWERS_IN_FLIGHT` answers of a stream are under way; beyond, the
+reader stops reading, which holds the client back by flow control too.
 """
 
 from __future__ import annotations
@@ -110,6 +113,8 @@ class PlayStreams:
         with self._hold(seats):
             session = _Session(self._hub, self._blocking, seats, self.queue_limit)
             self._sessions.add(session)
+            if self._closing:  # closed while the seats' tokens were checked
+                session.fail(_stopping())
             try:
                 await session.run(requests, write)
             finally:
