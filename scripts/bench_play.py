@@ -11,7 +11,8 @@ same 2-seat bot matches (the same seeds, so the same actions) two ways:
 - **play**: `analysis/remote_play.py`'s `play_matches`, every seat of every
   match on one Play stream: one message each way per decision.
 
-each with 1 match and with `--matches` (default 16) at once. It reports
+each with 1 match at a time (4 of them, one after another) and with
+`--matches` (default 16) at once. It reports
 actions per second (wall time from the first CreateMatch to the last match's
 end), the server's CPU per action (from /proc) and the client's, and the
 ratio play/unary; the medians over `--runs` runs (default 3), the two ways
@@ -52,6 +53,9 @@ from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
 BOTS = ("greedy", "random")
 """Cheap bots: what is measured is the service and the protocol, not the bots' thinking."""
 CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one connection per channel
+ALONE = 4
+"""The "1 match" setting plays this many matches, one at a time: a single match is over
+in a fraction of a second, too short to measure on a shared machine."""
 
 
 @dataclass(frozen=True)
@@ -120,8 +124,10 @@ Way = Callable[[str, list[int], int | None], list[PlayedMatch]]
 def measure(
     server: Server, way: str, play: Way, seeds: list[int], round_limit: int | None
 ) -> tuple[Measured, list[int]]:
+    """Play `seeds` at once; with one match a setting, `ALONE` matches one after another."""
+    batches = [seeds] if len(seeds) > 1 else [[seeds[0] + i] for i in range(ALONE)]
     cpu0, client0, t0 = server.cpu_seconds(), time.process_time(), time.perf_counter()
-    played = play(server.address, seeds, round_limit)
+    played = [p for batch in batches for p in play(server.address, batch, round_limit)]
     seconds = time.perf_counter() - t0
     cpu1, client1 = server.cpu_seconds(), time.process_time()
     moves = [p.moves for p in played]
@@ -135,7 +141,7 @@ def one_run(
     results: list[Measured] = []
     try:
         for n in sizes:
-            seeds = [1000 * run + 10 * n + i for i in range(n)]
+            seeds = [1000 * run + 100 * n + i for i in range(n)]
             ways: list[tuple[str, Way]] = [("unary", unary), ("play", over_play)]
             if run % 2:
                 ways.reverse()
