@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections import Counter, defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -209,8 +210,8 @@ class _Session:
         stream ends at once with its status instead of after the client reads.
         """
         for s in self._seats.values():
-            self._spawn(self._follow(s))
-        self._spawn(self._read(requests))
+            self._spawn(functools.partial(self._follow, s))
+        self._spawn(functools.partial(self._read, requests))
         try:
             while True:
                 if self._failure is not None:
@@ -265,10 +266,13 @@ class _Session:
         self._queue.append(update)
         self._ready.set()
 
-    def _spawn(self, work: Awaitable[None]) -> None:
+    def _spawn(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run `work()` as a task of this stream. The coroutine is made when the task starts,
+        so a task cancelled before it ran (the stream ended) leaves none never awaited."""
+
         async def guarded() -> None:
             try:
-                await work
+                await work()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a refusal ends the stream with its status, a bug INTERNAL
@@ -380,7 +384,7 @@ class _Session:
                 for answer in answers:
                     await self._slots.acquire()
                     self._answering += 1
-                    self._spawn(self._answer(answer))
+                    self._spawn(functools.partial(self._answer, answer))
         finally:
             self._reading = False
             self._ready.set()
