@@ -276,8 +276,6 @@ def streaming(
         try:
             if isinstance(request, Undecodable):
                 raise _undecodable(request)
-            if isinstance(request, AsyncIterator):
-                request = _decoded(request)  # type: ignore[assignment]
             async for item in handler(self, request, context):
                 yield item
         except grpc.aio.AbortError:
