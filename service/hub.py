@@ -91,6 +91,9 @@ MISSING_REMEMBERED = 10_000
 OBSERVER = -1
 """The role of the observer token (seats are 0..3)."""
 
+DEALING_SEAT = 0
+"""The seat a Play stream asks to deal each next round (any seat may call DealRound)."""
+
 _log = logging.getLogger(__name__)
 
 
@@ -141,6 +144,23 @@ class Proof:
     once the first round is dealt); None for any other match."""
     checkpoint: Checkpoint | None = None
     """The log's signed checkpoint of `head`, when it has a signing key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A decision one seat must make now (`Hub.pending`): an action, or the next deal."""
+
+    move_count: int
+    events: int
+    """How many durable events the match had when this was read: a stream sends those first,
+    so a seat never decides on a state ahead of the events it was sent."""
+    deal_round: int | None = None
+    """The round to deal, for a deal decision; None for an action."""
+    view: SeatView | None = None
+    choice: LeaderChoice | None = None
+    proof: Proof | None = None
+    moves: tuple[Move, ...] = ()
+    """The legal moves in the engine's canonical order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,21 +478,67 @@ class Hub:
         if deal is not None and role != OBSERVER:
             raise Forbidden("only the observer token may give an explicit deal")
         with live.lock:
+            return self._deal_locked(live, deal)
+
+    def deal_round(self, match_id: str, token: str, round_index: int) -> bool:
+        """Deal round `round_index` from the match's seed exactly once (a Play answer): True
+        when dealt now, False when that round was dealt already (nothing is done again).
+
+        A round that is neither dealt nor the next one is refused like a stale
+        move count, since the caller answers a decision it no longer has.
+        """
+        live, _ = self.authorize(match_id, token)
+        with live.lock:
             live.check_dealt()
+            current = live.match.round_index
+            if round_index <= current:
+                return False
+            if round_index != current + 1:
+                raise StaleMoveCount(
+                    f"round {round_index} is not the next round to deal ({current + 1})"
+                )
+            self._deal_locked(live, None)
+            return True
+
+    def _deal_locked(self, live: LiveMatch, deal: Deal | None) -> tuple[int, int, LeaderChoice]:
+        """Deal the next round, durable before it returns; the caller holds `live.lock`."""
+        live.check_dealt()
+        match = live.match
+        match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
+        (event,) = live.seal(
+            [deal_event(live.match_id, len(live.events), live.match, deal is not None)]
+        )
+        try:
+            self.log.append([event])
+        except BaseException:
+            self._rebuild(live)
+            raise
+        live.events.append(Logged(event, match.move_count))
+        self._notify(live)
+        log = match.history[-1]
+        return match.round_index, log.deal.leader, log.leader_choice
+
+    def pending(self, live: LiveMatch, seat: int) -> Pending | None:
+        """What `seat` must decide now, or None: read under the match's lock, so the view,
+        the moves and the move count are of one moment (a Play stream sends it)."""
+        with live.lock:
+            if live.missing_entropy():
+                return None
             match = live.match
-            match.deal(deal)  # refuses a wrong phase or a bad deal before changing anything
-            (event,) = live.seal(
-                [deal_event(live.match_id, len(live.events), live.match, deal is not None)]
-            )
-            try:
-                self.log.append([event])
-            except BaseException:
-                self._rebuild(live)
-                raise
-            live.events.append(Logged(event, match.move_count))
-            self._notify(live)
-            log = match.history[-1]
-            return match.round_index, log.deal.leader, log.leader_choice
+            known = len(live.events)
+            if match.phase is Phase.PLAYING and match.turn == seat:
+                return Pending(
+                    match.move_count,
+                    known,
+                    None,
+                    view(match, seat),
+                    match.history[-1].leader_choice,
+                    live.proof(),
+                    tuple(match.legal_moves()),
+                )
+            if match.phase is Phase.AWAITING_DEAL and seat == DEALING_SEAT and match.history:
+                return Pending(match.move_count, known, match.round_index + 1)
+            return None
 
     # -- moves -------------------------------------------------------------
 
@@ -492,6 +558,13 @@ class Hub:
         self, match_id: str, token: str, seat: int, move: Move, expected_move_count: int
     ) -> ApplyOutcome:
         """Apply one action exactly once; durable before it returns."""
+        return self.apply_once(match_id, token, seat, move, expected_move_count)[0]
+
+    def apply_once(
+        self, match_id: str, token: str, seat: int, move: Move, expected_move_count: int
+    ) -> tuple[ApplyOutcome, bool]:
+        """`apply`, and whether the action was applied by this call (False: a retry of one
+        applied before, answered with its outcome)."""
         live, role = self.authorize(match_id, token)
         self._check_seat(live, seat)
         if role != seat:
@@ -505,7 +578,7 @@ class Hub:
                 if expected_move_count < match.move_count:
                     done_seat, done_move, outcome = live.outcomes[expected_move_count]
                     if done_seat == seat and done_move == notation:
-                        return outcome
+                        return outcome, False
                 raise StaleMoveCount(
                     f"the match has applied {match.move_count} actions, not "
                     f"{expected_move_count}: read the state and decide again"
@@ -535,7 +608,7 @@ class Hub:
             with self._registry_lock:
                 self._in_play.discard(match_id)
             self._retire(match_id)
-        return outcome
+        return outcome, True
 
     def _logged(self, events: list[LogEvent], move_count: int) -> list[Logged]:
         """Events as kept in memory, a round or match end with its checkpoint when the log
@@ -762,6 +835,26 @@ class Hub:
     @staticmethod
     def unlisten(live: LiveMatch, callback: Callable[[], None]) -> None:
         live.listeners.discard(callback)
+
+    @staticmethod
+    def may_decide(live: LiveMatch, seat: int) -> bool:
+        """False only when `seat` surely has nothing to decide now (`pending` would say None),
+        read from the last durable event without the lock, so a Play stream asks `pending`
+        (a thread and the lock) only for the seat a change made the one to act."""
+        events = live.events
+        if not events:
+            return False
+        last = events[-1]
+        kind = last.event.kind
+        if kind == "action":
+            outcomes = live.outcomes  # replaced whole by a rebuild: then ask
+            index = last.move_count - 1
+            return index >= len(outcomes) or outcomes[index][2].turn == seat
+        if kind == "round_ended":
+            return seat == DEALING_SEAT
+        if kind == "round_dealt":
+            return bool((last.event.detail or {}).get("leader", seat) == seat)
+        return False  # created, waiting for entropy (else dealt in the same append), or over
 
     @staticmethod
     def events_from(live: LiveMatch, seq: int) -> tuple[list[Logged], bool]:

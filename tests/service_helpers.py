@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import queue
 import random
 import re
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -452,3 +454,84 @@ def play_to_end(
             return played
         played.replies.append(reply)
     raise AssertionError(f"the match did not end within {max_actions} actions")
+
+
+# -- Play streams --------------------------------------------------------------------------
+
+
+class PlayClient:
+    """One Play stream driven message by message: answers go out when a test sends them, and
+    a thread puts every update received on a queue (None once the stream has ended)."""
+
+    def __init__(
+        self, stub: Stub, seats: list[pb.PlaySeat], first: pb.PlayRequest | None = None
+    ) -> None:
+        self._outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
+        self._outbox.put(first or pb.PlayRequest(open=pb.PlayOpen(seats=seats)))
+        self.updates: queue.Queue[pb.PlayUpdate | None] = queue.Queue()
+        self._held: list[pb.PlayUpdate] = []
+        """Updates `reply` passed over, for `next`."""
+        self.error: grpc.RpcError | None = None
+        self.call = stub.Play(self._requests(), timeout=HANG)
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _requests(self) -> Iterator[pb.PlayRequest]:
+        while (request := self._outbox.get()) is not None:
+            yield request
+
+    def _read(self) -> None:
+        try:
+            for response in self.call:
+                for update in response.updates:
+                    self.updates.put(update)
+        except grpc.RpcError as exc:
+            self.error = exc
+        finally:
+            self.updates.put(None)
+
+    def send(self, answer: pb.PlayAnswer) -> None:
+        self._outbox.put(pb.PlayRequest(answer=answer))
+
+    def send_raw(self, request: pb.PlayRequest) -> None:
+        self._outbox.put(request)
+
+    def next(self, kind: str | None = None) -> pb.PlayUpdate:
+        """The next update (of `kind`, passing over others); fail if the stream ends first."""
+        return self._take(lambda k: kind is None or k == kind, str(kind), keep=False)
+
+    def reply(self) -> pb.PlayUpdate:
+        """The next reply to an answer (answered or error); other updates stay for `next`."""
+        return self._take(lambda k: k in ("answered", "error"), "reply", keep=True)
+
+    def _take(self, wanted: Callable[[str], bool], what: str, *, keep: bool) -> pb.PlayUpdate:
+        for i, update in enumerate(self._held):
+            if wanted(str(update.WhichOneof("kind"))):
+                del self._held[i]
+                return update
+        if not keep:
+            self._held.clear()
+        while True:
+            got = self.updates.get(timeout=HANG)
+            assert got is not None, f"the stream ended ({self.error}) before a {what}"
+            if wanted(str(got.WhichOneof("kind"))):
+                return got
+            if keep:
+                self._held.append(got)
+
+    def close(self) -> None:
+        """Close the client's side of the stream."""
+        self._outbox.put(None)
+
+    def ended(self) -> grpc.RpcError | None:
+        """Wait for the stream's end; its error (None when it ended OK)."""
+        self._thread.join(HANG)
+        assert not self._thread.is_alive(), "the Play stream did not end"
+        return self.error
+
+
+def play_seat(match_id: str, token: str, resume: int | None = None) -> pb.PlaySeat:
+    seat = pb.PlaySeat(match_id=match_id, token=token)
+    if resume is not None:
+        seat.resume_move_count = resume
+    return seat

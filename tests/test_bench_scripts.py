@@ -376,3 +376,14 @@ def test_bench_solver_quick_solves_real_endgames_and_reports_percentiles() -> No
     text = run_script("bench_solver.py", "--quick", "--deals", "0")
     for name in ("median", "p90", "p99", "max"):
         assert re.search(rf"^\s+{name}: (>=)?[\d,.]+ ms \([\d,]+ nodes\)$", text, re.M), text
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_play_quick_plays_the_same_matches_both_ways() -> None:
+    """The script exits 1 if the unary loop and Play played different actions."""
+    out = run_script("bench_play.py", "--quick", "--json")
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert set(doc["matches"]) == {"1", "4"}
+    for n, row in doc["matches"].items():
+        for name in ("unary_rate", "play_rate", "unary_server_us", "play_server_us", "ratio"):
+            assert row[name] > 0, (n, name)

@@ -4,7 +4,7 @@
 loaded at run time) and checks every reply itself; this test runs it for 2, 3
 and 4 seats and cross-checks its summary against the server's event log.
 `play.js` is the sample a user would copy; it plays a match in plaintext and
-over TLS.
+over TLS. `play_stream.js` is the sample bot over the Play stream.
 
 Needs Node.js and the client's packages: run `npm ci` in clients/node first
 (scripts/check.sh does).
@@ -359,3 +359,27 @@ def test_the_analyze_sample_shows_why_a_position_is_refused(
     done = run_client(server.address, "--rollouts", "0", script=ANALYZE)
     assert done.returncode == 1
     assert "(field budget.rollouts)" in done.stderr
+
+
+PLAY_STREAM = CLIENT_DIR / "play_stream.js"
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_play_stream_sample_plays_matches_over_one_stream(
+    server: Running, stub: sniff_pb2_grpc.SniffServiceStub, seats: int
+) -> None:
+    """Built from the proto alone, it plays three matches on one Play stream; each result it
+    read on the stream is the log's: every action, and the final scores."""
+    done = run_client(server.address, str(seats), "11", "3", script=PLAY_STREAM)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(results) == 3
+    for result in results:
+        match_id = result["match_id"]
+        sql = "SELECT count(*) AS n FROM events WHERE match_id = ? AND kind = 'action'"
+        assert query(stub, sql, match_id)[0]["n"] == result["moves"] > 0
+        sql = "SELECT CAST(detail AS VARCHAR) AS d FROM events WHERE match_id = ? AND kind = ?"
+        (ended,) = query(stub, sql, match_id, "match_ended")
+        assert json.loads(ended["d"])["scores"] == result["scores"]
+        assert result["decisions"] == result["moves"] + result["rounds"] - 1  # and each deal
+    assert results[0]["messages"] < sum(r["decisions"] for r in results)  # shared messages

@@ -26,6 +26,7 @@ EXPECTED_RPCS = {
     "GetScores": False,
     "GetState": False,
     "WatchMatch": True,
+    "Play": True,
     "Query": True,
     "ImportMatches": False,
     "StoreSimulated": False,
@@ -36,8 +37,9 @@ EXPECTED_RPCS = {
     "GetInclusionProof": False,
     "GetConsistencyProof": False,
 }
-CLIENT_STREAMING = {"ImportMatches", "StoreSimulated"}
-"""The RPCs a client streams to: an import's or a simulation chunk's Arrow IPC, in chunks."""
+CLIENT_STREAMING = {"ImportMatches", "StoreSimulated", "Play"}
+"""The RPCs a client streams to: an import's or a simulation chunk's Arrow IPC, in chunks, and
+a Play stream's answers."""
 
 # Paths inside FileDescriptorProto / DescriptorProto / ... (descriptor.proto field numbers).
 FILE_MESSAGE, FILE_ENUM, FILE_SERVICE = 4, 5, 6
@@ -201,7 +203,8 @@ def test_every_element_is_documented(file_proto: descriptor_pb2.FileDescriptorPr
             if not oneof.name.startswith("_"):  # synthetic oneof of a proto3 `optional`
                 yield (*path, MESSAGE_ONEOF, i), f"{message.name}.{oneof.name}"
         for i, nested in enumerate(message.nested_type):
-            yield from message_paths(nested, (*path, MESSAGE_NESTED, i))
+            if not nested.options.map_entry:  # synthetic: a map field's entry, documented there
+                yield from message_paths(nested, (*path, MESSAGE_NESTED, i))
         for i, enum in enumerate(message.enum_type):
             yield from enum_paths(enum, (*path, MESSAGE_ENUM, i))
 

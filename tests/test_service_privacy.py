@@ -8,6 +8,7 @@ message anywhere in every response must be one the seat may know at that
 moment: its own hand, the layout, the tiles it drew itself, and, after a
 round has ended, the hands revealed in RoundEnded. The boneyard stays hidden
 from seats even then. The observer token sees every hand and the boneyard.
+The same holds for every update of a Play stream, each seat on its own.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import grpc
 import pyarrow as pa
 import pytest
 
+from analysis.bot_matches import bot_players
 from analysis.logquery import table_from_stream
+from analysis.remote_play import StreamSeat, play_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.service_helpers import (
     MAX_ACTIONS,
@@ -39,6 +42,7 @@ from tests.service_helpers import (
     query,
     rpc_error,
     state,
+    tile_key,
     tiles_in,
 )
 
@@ -340,6 +344,58 @@ def test_no_response_shows_a_seat_a_tile_hidden_from_it(
         request = pb.WatchMatchRequest(match_id=match_id, token=token)
         replay = [r.event for r in stub.WatchMatch(request, timeout=RPC_TIMEOUT)]
         assert replay == live[i].join()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_no_play_update_shows_a_seat_a_tile_hidden_from_it(svc: Service, seats: int) -> None:
+    """Each seat plays on its own Play stream (random bots, so draws abound); every tile in
+    every update a seat received, in the order received, must be one it may know then: its
+    own dealt hand and draws, the tiles placed, and the hands revealed at a round's end."""
+    created = create(svc.stub, seats, seed=60 + seats, target=110)
+    match_id = created.match_id
+    received: list[list[pb.PlayUpdate]] = [[] for _ in range(seats)]
+    bots = bot_players(seats, ["random"], 60 + seats)
+    errors: list[BaseException] = []
+
+    def play(seat: int) -> None:
+        try:
+            one = [StreamSeat(match_id, created.seat_tokens[seat], bots[seat], 0)]
+            play_stream(svc.stub, one, on_update=received[seat].append, timeout=WATCH_TIMEOUT)
+        except BaseException as exc:  # reported by the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(s,), daemon=True) for s in range(seats)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WATCH_TIMEOUT + 5)
+        assert not thread.is_alive(), "a Play stream did not end with its match"
+    assert errors == []
+    truth = {
+        e.sequence: e for e in Watcher(svc.stub, match_id, created.observer_token, 0).start().join()
+    }
+    for seat in range(seats):
+        allowed: set[TileKey] = set()
+        decisions = 0
+        for update in received[seat]:
+            assert update.seat == seat
+            if update.HasField("event"):
+                known = truth[update.event.sequence]
+                which = known.WhichOneof("kind")
+                if which == "round_dealt":
+                    allowed = keys(known.round_dealt.hands[seat].tiles)
+                elif which == "action_applied":
+                    applied = known.action_applied
+                    allowed |= set(tiles_in(applied.move))
+                    if applied.seat == seat and applied.HasField("drawn_tile"):
+                        allowed.add(tile_key(applied.drawn_tile))
+                elif which == "round_ended":
+                    allowed |= set(tiles_in(known.round_ended))
+            decisions += update.HasField("decision")
+            shown = set(tiles_in(update))
+            assert shown <= allowed, (seat, update.WhichOneof("kind"), shown - allowed)
+        assert decisions > 10
 
 
 def test_a_refusal_does_not_tell_a_seat_where_a_hidden_tile_is(svc: Service) -> None:

@@ -175,6 +175,43 @@ def watch_match(request: pb.WatchMatchRequest) -> None:
         raise _refuse("from_sequence", f"{request.from_sequence} is out of range (0 to 2^31-1)")
 
 
+MAX_PLAY_SEATS: Final = 256
+"""Seats one Play stream may play (PlayOpen.seats)."""
+MAX_ROUND_INDEX: Final = 10_000
+"""The largest round a Play answer may name (no match to TARGET_MAX lasts as long)."""
+
+
+def play_open(request: pb.PlayOpen) -> None:
+    count = len(request.seats)
+    if not 1 <= count <= MAX_PLAY_SEATS:
+        raise _refuse("open.seats", f"{count} seats (1 to {MAX_PLAY_SEATS})")
+    for i, s in enumerate(request.seats):
+        match_id(s.match_id, f"open.seats[{i}].match_id")
+        token(s.token, f"open.seats[{i}].token")
+        if s.HasField("resume_move_count") and s.resume_move_count > MAX_MOVE_COUNT:
+            raise _refuse(
+                f"open.seats[{i}].resume_move_count",
+                f"{s.resume_move_count} is out of range (0 to {MAX_MOVE_COUNT:,})",
+            )
+
+
+def play_answer(request: pb.PlayAnswer) -> None:
+    match_id(request.match_id, "answer.match_id")
+    seat(request.seat, "answer.seat")
+    if request.move_count > MAX_MOVE_COUNT:
+        raise _refuse(
+            "answer.move_count", f"{request.move_count} is out of range (0 to {MAX_MOVE_COUNT:,})"
+        )
+    which = request.WhichOneof("action")
+    if which == "notation":
+        notation(request.notation, "answer.notation")
+    if which == "deal" and request.deal.round_index > MAX_ROUND_INDEX:
+        raise _refuse(
+            "answer.deal.round_index",
+            f"{request.deal.round_index} is out of range (0 to {MAX_ROUND_INDEX:,})",
+        )
+
+
 def query(request: pb.QueryRequest) -> None:
     token(request.token)
     if len(request.sql) > MAX_QUERY_LENGTH:

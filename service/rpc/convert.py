@@ -340,6 +340,7 @@ def match_end_pb(
 def state_pb(
     match_id: str, v: SeatView, choice: LeaderChoice | None, proof: Proof
 ) -> pb.MatchState:
+    layout = v.layout  # rebuilt from the placements: once, for both its sides and its ends
     msg = pb.MatchState(
         name=name_of(match_id),
         match_id=match_id,
@@ -364,8 +365,8 @@ def state_pb(
             )
             for m in v.placements
         ],
-        open_sides=open_sides_pb(v.open_sides),
-        counted_ends=counted_ends_pb(v.counted_ends),
+        open_sides=open_sides_pb(layout.open_sides()),
+        counted_ends=counted_ends_pb(layout.counted_ends()),
         ends_sum=v.ends_sum,
         scores=list(v.scores),
         move_count=v.move_count,
@@ -533,8 +534,8 @@ def move_from_pb(msg: pb.Move) -> Move:
     raise MoveNotationError("the move sets none of lead, place, draw or pass")
 
 
-def move_of_request(request: pb.ApplyMoveRequest) -> Move:
-    """The action of an ApplyMove request, structured or in notation."""
+def move_of_request(request: pb.ApplyMoveRequest | pb.PlayAnswer) -> Move:
+    """The action of an ApplyMove request (or a Play answer), structured or in notation."""
     which = request.WhichOneof("action")
     if which == "notation":
         return Move.parse(request.notation)

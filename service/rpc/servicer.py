@@ -4,9 +4,9 @@ Every handler does three things: check the request's bounds, ask the hub (or
 the analyses, the query streams, the watch streams), convert the answer
 (`convert.py`). It runs on the server's asyncio event loop, which must never
 wait: whatever blocks (a match's lock, the log's fsync, a DuckDB read) runs
-in a bounded thread pool, a waiting WatchMatch stream is a suspended
-coroutine (`watch_stream.py`), a Query's DuckDB work runs in a pool of its
-own (`query_stream.py`) and an analysis in worker processes
+in a bounded thread pool, a waiting WatchMatch or Play stream is a suspended
+coroutine (`watch_stream.py`, `play_stream.py`), a Query's DuckDB work runs
+in a pool of its own (`query_stream.py`) and an analysis in worker processes
 (`service/analyses.py`). Refusals become status codes in `status.py`.
 """
 
@@ -34,6 +34,7 @@ from service.hub import Hub
 from service.rpc import bounds, convert
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+from service.rpc.play_stream import PlayStreams
 from service.rpc.query_stream import QueryStreams
 from service.rpc.status import streaming, unary
 from service.rpc.watch_stream import WatchStreams
@@ -66,6 +67,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         self._pool = pool
         self.queries = QueryStreams(hub.log)
         self.streams = WatchStreams(hub)
+        self.plays = PlayStreams(hub, self._blocking)
         self._analyses = AnalysisPool()
         self._closing = False
 
@@ -103,6 +105,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         """
         self._closing = True
         self.streams.close()
+        self.plays.close()
         self.queries.close()
         self._analyses.close()
 
@@ -261,6 +264,12 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         async for logged, ends_sum in self.streams.events(live, role, request.from_sequence):
             event = convert.event_pb(request.match_id, role, logged, keyed=keyed, ends_sum=ends_sum)
             yield pb.WatchMatchResponse(event=event)
+
+    @unary
+    async def Play(self, requests: AsyncIterator[pb.PlayRequest], context: Context) -> None:
+        # It writes itself (no generator), so that a stream that fails while a write waits
+        # for a client that does not read can give the write up (play_stream.py).
+        await self.plays.play(requests, context.write)
 
     @unary
     async def ImportMatches(

@@ -154,8 +154,9 @@ _POSITION_FIELDS = {"hand": "hand_tiles"}
 """The AnalyzePositionRequest field of each part of a position the engine names otherwise."""
 
 
-def to_status(exc: Exception) -> grpc.Status:
-    """The status for a known refusal; re-raises anything else (a bug, reported as INTERNAL)."""
+def refusal(exc: Exception) -> tuple[grpc.StatusCode, error_details_pb2.ErrorInfo, str]:
+    """A known refusal's status code, ErrorInfo and message (re-raises anything else): what
+    a call's status carries, and what a Play stream sends for one refused answer."""
     code, reason = _classify(exc)
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
     if isinstance(exc, IllegalMove | NotationError | BadDeal | BadPlacement):
@@ -174,9 +175,15 @@ def to_status(exc: Exception) -> grpc.Status:
         info.metadata["limit"] = "query_seconds"
     if isinstance(exc, AwaitingEntropy):
         info.metadata["missing_seats"] = ",".join(str(s) for s in exc.missing)
+    return code, info, _message(exc)
+
+
+def to_status(exc: Exception) -> grpc.Status:
+    """The status for a known refusal; re-raises anything else (a bug, reported as INTERNAL)."""
+    code, info, message = refusal(exc)
     detail = any_pb2.Any()
     detail.Pack(info)
-    status = status_pb2.Status(code=code.value[0], message=_message(exc), details=[detail])
+    status = status_pb2.Status(code=code.value[0], message=message, details=[detail])
     return rpc_status.to_status(status)
 
 

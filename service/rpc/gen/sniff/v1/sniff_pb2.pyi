@@ -569,6 +569,145 @@ class WatchMatchResponse(_message.Message):
     event: MatchEvent
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
 
+class PlayRequest(_message.Message):
+    __slots__ = ("open", "answer", "answers")
+    OPEN_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    open: PlayOpen
+    answer: PlayAnswer
+    answers: PlayAnswers
+    def __init__(self, open: _Optional[_Union[PlayOpen, _Mapping]] = ..., answer: _Optional[_Union[PlayAnswer, _Mapping]] = ..., answers: _Optional[_Union[PlayAnswers, _Mapping]] = ...) -> None: ...
+
+class PlayAnswers(_message.Message):
+    __slots__ = ("answers",)
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    answers: _containers.RepeatedCompositeFieldContainer[PlayAnswer]
+    def __init__(self, answers: _Optional[_Iterable[_Union[PlayAnswer, _Mapping]]] = ...) -> None: ...
+
+class PlayOpen(_message.Message):
+    __slots__ = ("seats",)
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[PlaySeat]
+    def __init__(self, seats: _Optional[_Iterable[_Union[PlaySeat, _Mapping]]] = ...) -> None: ...
+
+class PlaySeat(_message.Message):
+    __slots__ = ("match_id", "token", "resume_move_count")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RESUME_MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    resume_move_count: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., resume_move_count: _Optional[int] = ...) -> None: ...
+
+class PlayAnswer(_message.Message):
+    __slots__ = ("match_id", "seat", "move_count", "move", "notation", "deal")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    move_count: int
+    move: Move
+    notation: str
+    deal: PlayDeal
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., move_count: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., notation: _Optional[str] = ..., deal: _Optional[_Union[PlayDeal, _Mapping]] = ...) -> None: ...
+
+class PlayDeal(_message.Message):
+    __slots__ = ("round_index",)
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    round_index: int
+    def __init__(self, round_index: _Optional[int] = ...) -> None: ...
+
+class PlayResponse(_message.Message):
+    __slots__ = ("updates",)
+    UPDATES_FIELD_NUMBER: _ClassVar[int]
+    updates: _containers.RepeatedCompositeFieldContainer[PlayUpdate]
+    def __init__(self, updates: _Optional[_Iterable[_Union[PlayUpdate, _Mapping]]] = ...) -> None: ...
+
+class PlayUpdate(_message.Message):
+    __slots__ = ("match_id", "seat", "opened", "event", "decision", "answered", "error")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    OPENED_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    ANSWERED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    opened: PlayOpened
+    event: MatchEvent
+    decision: PlayDecision
+    answered: PlayAnswered
+    error: PlayError
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., opened: _Optional[_Union[PlayOpened, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., decision: _Optional[_Union[PlayDecision, _Mapping]] = ..., answered: _Optional[_Union[PlayAnswered, _Mapping]] = ..., error: _Optional[_Union[PlayError, _Mapping]] = ...) -> None: ...
+
+class PlayOpened(_message.Message):
+    __slots__ = ("move_count", "open_index")
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OPEN_INDEX_FIELD_NUMBER: _ClassVar[int]
+    move_count: int
+    open_index: int
+    def __init__(self, move_count: _Optional[int] = ..., open_index: _Optional[int] = ...) -> None: ...
+
+class PlayDecision(_message.Message):
+    __slots__ = ("move_count", "move", "deal")
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    move_count: int
+    move: PlayMoveDecision
+    deal: PlayDealDecision
+    def __init__(self, move_count: _Optional[int] = ..., move: _Optional[_Union[PlayMoveDecision, _Mapping]] = ..., deal: _Optional[_Union[PlayDealDecision, _Mapping]] = ...) -> None: ...
+
+class PlayMoveDecision(_message.Message):
+    __slots__ = ("state", "moves")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    state: MatchState
+    moves: _containers.RepeatedCompositeFieldContainer[Move]
+    def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ..., moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ...) -> None: ...
+
+class PlayDealDecision(_message.Message):
+    __slots__ = ("round_index",)
+    ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
+    round_index: int
+    def __init__(self, round_index: _Optional[int] = ...) -> None: ...
+
+class PlayAnswered(_message.Message):
+    __slots__ = ("move_count", "duplicate")
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    move_count: int
+    duplicate: bool
+    def __init__(self, move_count: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class PlayError(_message.Message):
+    __slots__ = ("move_count", "code", "reason", "message", "attributes")
+    class AttributesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    move_count: int
+    code: int
+    reason: ErrorReason
+    message: str
+    attributes: _containers.ScalarMap[str, str]
+    def __init__(self, move_count: _Optional[int] = ..., code: _Optional[int] = ..., reason: _Optional[_Union[ErrorReason, str]] = ..., message: _Optional[str] = ..., attributes: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
 class MatchEvent(_message.Message):
     __slots__ = ("sequence", "match_created", "round_dealt", "action_applied", "round_ended", "match_ended", "chain_head", "checkpoint")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]

@@ -81,6 +81,11 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.WatchMatchRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.WatchMatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/sniff.v1.SniffService/Play',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.PlayRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.Query = channel.unary_stream(
                 '/sniff.v1.SniffService/Query',
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.QueryRequest.SerializeToString,
@@ -256,6 +261,51 @@ class SniffServiceServicer:
         caller's token. A waiting stream costs the service no thread, but each
         token may hold at most 16 open streams and each match 64
         (RESOURCE_EXHAUSTED, ERROR_REASON_LIMIT_REACHED, beyond).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Play(self, request_iterator, context):
+        """Plays seats of one or several matches over one bidirectional stream,
+        one message each way per decision, with no polling (docs/service.md,
+        "Play").
+
+        The client's first message is `open`: the seats it plays, each by its
+        seat token, optionally resuming (`PlaySeat.resume_move_count`). Then the
+        server sends, per seat and multiplexed by match id and seat, the public
+        events of its match as WatchMatch would send them to that token, and a
+        decision whenever that seat must act: its view (as GetState gives it to
+        that seat) and its legal moves in the canonical order of
+        ListLegalMovesResponse, with the match's move count; seat 0 is also sent
+        the decision to deal each next round. The client answers each decision
+        with one `answer` naming the move count it answers. An answer is applied
+        exactly once through the same path as ApplyMove (or DealRound): the same
+        events, in the same chain. Each answer gets exactly one reply on the
+        stream: `answered` (applied, or `duplicate`: already applied, nothing
+        done again) or `error`.
+
+        Errors about one answer are sent on the stream (`PlayError`) and leave it
+        open: a stale or future move count (ABORTED,
+        ERROR_REASON_MOVE_COUNT_MISMATCH), a move that is malformed
+        (INVALID_ARGUMENT) or illegal now (FAILED_PRECONDITION), a match that is
+        over (FAILED_PRECONDITION, ERROR_REASON_WRONG_PHASE), a seat the stream
+        does not play (PERMISSION_DENIED, ERROR_REASON_BAD_TOKEN), a field out
+        of bounds (INVALID_ARGUMENT, ERROR_REASON_BAD_ARGUMENT), the log unable
+        to record it (RESOURCE_EXHAUSTED or UNAVAILABLE, as for ApplyMove).
+
+        These end the stream with their status: a first message that is not
+        `open`, a second `open`, a message that does not decode, or an `open` out
+        of bounds (INVALID_ARGUMENT); an unknown match (NOT_FOUND); a missing or
+        unknown token (UNAUTHENTICATED) or the observer token (PERMISSION_DENIED,
+        ERROR_REASON_BAD_TOKEN); too many Play streams on a seat or in all
+        (RESOURCE_EXHAUSTED, ERROR_REASON_LIMIT_REACHED); a client that does not
+        read while 1,024 updates wait for it (RESOURCE_EXHAUSTED,
+        ERROR_REASON_LIMIT_REACHED, `limit` = `play_queue`); a stopping service
+        (UNAVAILABLE). Nothing acknowledged is lost when a stream ends: open a
+        new one with `resume_move_count`. The stream ends with OK once every
+        match it plays is over and its MatchEnded event is sent, or once the
+        client has closed its side and every answer it sent is answered.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -494,6 +544,11 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.WatchMatch,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.WatchMatchRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.WatchMatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.PlayRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.PlayResponse.SerializeToString,
             ),
             'Query': grpc.unary_stream_rpc_method_handler(
                     servicer.Query,
@@ -786,6 +841,33 @@ class SniffService:
             '/sniff.v1.SniffService/WatchMatch',
             sniff_dot_v1_dot_sniff__pb2.WatchMatchRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.WatchMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/sniff.v1.SniffService/Play',
+            sniff_dot_v1_dot_sniff__pb2.PlayRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,
