@@ -35,7 +35,7 @@ def deduction(pips: int) -> int:
     return pips - rest if rest <= 2 else pips + 5 - rest
 
 
-def value_for_side(gains: Sequence[int], side: int) -> float:
+def value_for_side(gains: Sequence[float], side: int) -> float:
     """What a round (or a playout of one) was worth to `side`, from every side's gain in it
     (points scored minus deductions, by side): its gain minus the **mean** of the other
     sides' gains.
