@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sniff import VARIANTS, Match, Phase, make_bot, parse_bots, play_match, view
+from sniff import VARIANTS, Match, Move, Phase, make_bot, parse_bots, play_match, view
 from sniff import ismcts as ismcts_module
 from sniff.ismcts import BOT_PLAYOUTS, IsmctsBot, search
 from sniff.moves import PASS
@@ -246,3 +246,35 @@ def _only_deal(seen: SeatView) -> object:
     from sniff.sampler import Sampler
 
     return _Determinizer(seen).state(Sampler(seen).sample(random.Random(0)))
+
+
+def test_a_view_without_history_is_ranked_where_it_was_served() -> None:
+    """A gRPC client's picture (no round history to sample from) is ranked by the service;
+    the bot plays the first of that ranking, asking with its own budget and seed."""
+    match = next(decisions(2, 8, 1))
+    seen = view(match, match.turn)
+    asked: list[tuple[int | None, float | None, int]] = []
+
+    class Served:
+        target = 10_000
+        own_score = 0
+
+        def legal_moves(self) -> list[Move]:
+            return list(seen.legal)
+
+        def points_after(self, move: Move) -> int:
+            return seen.points_after(move)
+
+        def ranked_moves(self, rollouts: int | None, millis: float | None, seed: int) -> list[Move]:
+            asked.append((rollouts, millis, seed))
+            return list(reversed(seen.legal))
+
+    assert IsmctsBot(5, playouts=40).choose(Served()) == seen.legal[-1]
+    assert [a[:2] for a in asked] == [(40, None)]
+
+    class Unranked:
+        legal_moves = Served.legal_moves
+        points_after = Served.points_after
+
+    with pytest.raises(TypeError, match="SeatView"):
+        IsmctsBot(5, playouts=40).choose(Unranked())
