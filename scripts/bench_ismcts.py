@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         specs = standard_specs(args.deals, args.deals4, budgets)
         if args.quick:
             register_budgets(["ismcts-16"])
-            specs = [TournamentSpec(("ismcts-16", "greedy"), s, 1) for s in (2, 4)]
+            specs = [TournamentSpec(("ismcts-16", "greedy"), s, 2) for s in (2, 4)]
         doc["tournaments"] = tournaments(specs, args.parallel)
     if args.json:
         print(json.dumps(doc, indent=2))
