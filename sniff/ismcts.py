@@ -91,8 +91,8 @@ SOLVER_NODES: Final = 400
 per iteration that reaches a new endgame position."""
 
 _STEPS: Final = Budget(nodes=1)
-"""The budget of the `_Search` made per determinization only for its `step` (the rules of
-one action, as the playouts play them): it never searches."""
+"""The budget of the `_Search` a tree makes only for its `step` (the rules of one action,
+as the playouts play them): it never searches."""
 
 
 class _TreeNode:
@@ -223,10 +223,9 @@ class _Tree:
         seeds = [self.rng.getrandbits(64) for _ in range(size)]
         wanted = [i for i, leaf in enumerate(leaves) if leaf[3] is None]
         if wanted:
-            states = [leaves[i][2] for i in wanted]
-            assert all(s is not None for s in states)
+            states = [s for i in wanted if (s := leaves[i][2]) is not None]
             played = playout.rollouts(
-                states,  # type: ignore[arg-type]
+                states,
                 self.policy,
                 [seeds[i] for i in wanted],
                 backend=backend,
