@@ -21,6 +21,8 @@ for reuse (the same deals from the same seed).
     .venv/bin/python scripts/bench_ismcts.py                 # full run (~15 min)
     .venv/bin/python scripts/bench_ismcts.py --quick --json  # smoke run (seconds)
     .venv/bin/python scripts/bench_ismcts.py --only tournaments --deals 300 --budgets 900,2000
+    .venv/bin/python scripts/bench_ismcts.py --only tournaments --no-standard --budgets 2000 \
+        --budget-seats 4 --deals4 100
 """
 
 from __future__ import annotations
@@ -156,16 +158,27 @@ def tournaments(specs: Sequence[TournamentSpec], parallel: int) -> list[dict[str
         return pool.map(tournament, specs, chunksize=1)
 
 
-def standard_specs(deals2: int, deals4: int, budgets: Sequence[int]) -> list[TournamentSpec]:
-    """ismcts vs rollout and rollout vs greedy at 2 and 4 seats, then ismcts at each other
-    budget vs rollout at 2 seats (the same deals as the first)."""
-    specs = [
-        TournamentSpec(("ismcts", "rollout"), 2, deals2),
-        TournamentSpec(("ismcts", "rollout"), 4, deals4),
-        TournamentSpec(("rollout", "greedy"), 2, deals2),
-        TournamentSpec(("rollout", "greedy"), 4, deals4),
-    ]
-    specs += [TournamentSpec((f"ismcts-{p}", "rollout"), 2, deals2) for p in budgets]
+def standard_specs(
+    deals2: int,
+    deals4: int,
+    budgets: Sequence[int] = (),
+    budget_seats: Sequence[int] = (2,),
+    standard: bool = True,
+) -> list[TournamentSpec]:
+    """ismcts vs rollout and rollout vs greedy at 2 and 4 seats (unless not `standard`),
+    then ismcts at each other budget vs rollout at each of `budget_seats` (the same deals
+    as the standard ones of that seat count)."""
+    specs = []
+    if standard:
+        specs += [
+            TournamentSpec(("ismcts", "rollout"), 2, deals2),
+            TournamentSpec(("ismcts", "rollout"), 4, deals4),
+            TournamentSpec(("rollout", "greedy"), 2, deals2),
+            TournamentSpec(("rollout", "greedy"), 4, deals4),
+        ]
+    for seats in budget_seats:
+        deals = deals2 if seats == 2 else deals4
+        specs += [TournamentSpec((f"ismcts-{p}", "rollout"), seats, deals) for p in budgets]
     return specs
 
 
@@ -209,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=150, help="deals of the 2-seat tournaments")
     p.add_argument("--deals4", type=int, default=100, help="deals of the 4-seat tournaments")
     p.add_argument("--budgets", default="", help="other ismcts budgets vs rollout, like 900,2000")
+    p.add_argument("--budget-seats", default="2", help="seat counts of the --budgets runs")
+    p.add_argument("--no-standard", action="store_true", help="only the --budgets runs")
     p.add_argument("--parallel", type=int, default=2, help="tournaments at a time")
     p.add_argument("--quick", action="store_true", help="a fast smoke run")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
@@ -223,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "time" in parts:
         doc["time"] = measure_time(args.matches, args.playouts)
     if "tournaments" in parts:
-        specs = standard_specs(args.deals, args.deals4, budgets)
+        seats = [int(n) for n in args.budget_seats.split(",") if n]
+        specs = standard_specs(args.deals, args.deals4, budgets, seats, not args.no_standard)
         if args.quick:
             register_budgets(["ismcts-16"])
             specs = [TournamentSpec(("ismcts-16", "greedy"), s, 2) for s in (2, 4)]
