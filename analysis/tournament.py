@@ -79,6 +79,8 @@ from sniff.seeds import (
 
 DEALS_MAX = 5_000
 """Deals a tournament may have: its events are held in memory until the one transaction."""
+SEARCH_BOTS = frozenset({"rollout", "ismcts"})
+"""Bots that search at every decision: their deals are handed to the workers one at a time."""
 BOOTSTRAP = 200
 """Bootstrap resamples of the deals for the rating's interval."""
 
@@ -308,7 +310,7 @@ def play(
     committed = committed or SeedsCommitment.new(settings)
     if len(committed.seeds) != settings.deals:
         raise ValueError(f"the commitment holds {len(committed.seeds)} seeds, not {settings.deals}")
-    size = 1 if "rollout" in settings.bots or par_nodes is not None else 8
+    size = 1 if SEARCH_BOTS & set(settings.bots) or par_nodes is not None else 8
     jobs = (
         (settings, committed, chunk, par_nodes) for chunk in chunked(range(settings.deals), size)
     )

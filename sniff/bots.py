@@ -1,5 +1,6 @@
-"""Players: `random` (uniform over legal moves), `greedy` (most immediate points) and
-`rollout` (determinized Monte Carlo rollouts, `rollout.py`).
+"""Players: `random` (uniform over legal moves), `greedy` (most immediate points),
+`rollout` (determinized Monte Carlo rollouts, `rollout.py`) and `ismcts` (information-set
+Monte Carlo tree search, `ismcts.py`).
 
 A bot sees what its seat may see and nothing more: it is handed the seat's
 `SeatView` (its own hand, the public layout and history), never the match,
@@ -86,16 +87,24 @@ def _rollout_bot(seed: int | None = None) -> Bot:
     return RolloutBot(seed)
 
 
+def _ismcts_bot(seed: int | None = None) -> Bot:
+    """The `ismcts` bot (`ismcts.py`), imported when first asked for, like `rollout`."""
+    from sniff.ismcts import IsmctsBot
+
+    return IsmctsBot(seed)
+
+
 BOTS: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "rollout": _rollout_bot,
+    "ismcts": _ismcts_bot,
 }
 """Every bot by name: a factory taking the bot's seed."""
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by its name (`random`, `greedy`, `rollout`)."""
+    """A bot by its name (`random`, `greedy`, `rollout`, `ismcts`)."""
     try:
         factory = BOTS[name]
     except KeyError:

@@ -114,15 +114,18 @@ class Equities:
         raise KeyError(f"{move} is not a legal move of this decision")
 
 
-def check_budget(rollouts: int | None, millis: float | None) -> None:
-    """Refuse a budget of nothing, or more than `MAX_ROLLOUTS` / `MAX_MILLIS`."""
+def check_budget(
+    rollouts: int | None, millis: float | None, unit: str = "rollouts per move"
+) -> None:
+    """Refuse a budget of nothing, or more than `MAX_ROLLOUTS` / `MAX_MILLIS`; `unit` names
+    the count in the message (the search bot counts playouts per move)."""
     if rollouts is not None and (
         isinstance(rollouts, bool)
         or not isinstance(rollouts, int)
         or not MIN_ROLLOUTS <= rollouts <= MAX_ROLLOUTS
     ):
         raise BadBudget(
-            f"rollouts per move must be a whole number from {MIN_ROLLOUTS} to "
+            f"{unit} must be a whole number from {MIN_ROLLOUTS} to "
             f"{MAX_ROLLOUTS:,}, not {rollouts!r}"
         )
     if millis is not None and (

@@ -249,6 +249,22 @@ def test_bench_rollout_quick_measures_every_part() -> None:
         assert figures["rounds"] == 2 * figures["deals"]
 
 
+def test_bench_ismcts_quick_times_the_bot_and_reports_each_tournament_by_deal() -> None:
+    doc: dict[str, Any] = json.loads(run_script("bench_ismcts.py", "--quick", "--json"))
+    for seats in ("2", "4"):
+        figures = doc["time"][seats]
+        assert figures["decisions"] >= 1
+        assert positive([figures["median_ms"], figures["p99_ms"]])
+        assert figures["median_ms"] <= figures["p99_ms"] <= figures["max_ms"]
+    assert [run["spec"]["seats"] for run in doc["tournaments"]] == [2, 4]
+    for run in doc["tournaments"]:
+        assert run["command"].startswith("sniff tournament --bots ismcts-16,greedy ")
+        assert {row["bot"] for row in run["results"]} == {"ismcts-16", "greedy"}
+        for row in run["results"]:
+            assert row["deals"] == 2
+            assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+
+
 def test_bench_simulate_quick_reports_every_measure_and_its_ratios() -> None:
     doc: dict[str, Any] = json.loads(
         run_script("bench_simulate.py", "--quick", "--json", "--no-ray", timeout=300)

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from sniff import VARIANTS, Match, Move, Phase, SeatView, Tile, make_bot, play_match, view
+from sniff import VARIANTS, Match, Move, Phase, SeatView, Tile, ismcts, make_bot, play_match, view
+from sniff.ismcts import IsmctsBot
 from sniff.match import Deal, RoundLog
 from sniff.rollout import RolloutBot
+from sniff.sampler import Sampler, position_of
 
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 
@@ -57,6 +59,61 @@ def test_a_bot_cannot_reach_another_hand_or_the_boneyard_through_its_argument(
 def test_the_rollout_bot_too_is_handed_only_its_seat_view(seats: int, variant: str) -> None:
     spies = [Spy(s, RolloutBot(s, rollouts=8)) for s in range(seats)]
     check_bots_see_their_seat(seats, variant, spies)
+
+
+@pytest.mark.parametrize(("seats", "variant"), [(2, "american"), (3, "british"), (4, "stubby")])
+def test_the_ismcts_bot_too_is_handed_only_its_seat_view(seats: int, variant: str) -> None:
+    spies = [Spy(s, IsmctsBot(s, playouts=8)) for s in range(seats)]
+    check_bots_see_their_seat(seats, variant, spies)
+
+
+@pytest.mark.parametrize(("seats", "variant"), [(2, "berndt"), (3, "american"), (4, "british")])
+def test_the_ismcts_bot_searches_only_deals_its_view_allows_and_never_holds_the_match(
+    seats: int, variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every determinization the search draws replays to exactly the view the bot was handed
+    (so it was drawn from that view), and nothing reachable from its search tree is the
+    match, a round's log or any of the match's hidden containers."""
+    drawn: list[tuple[SeatView, Deal]] = []
+    trees: list[list[object]] = []
+
+    class RecordingSampler(Sampler):
+        def sample(self, rng: random.Random) -> Deal:
+            deal = super().sample(rng)
+            drawn.append((self.view, deal))
+            return deal
+
+    batch = ismcts._Tree.batch
+
+    def walking_batch(tree: ismcts._Tree, size: int, backend: str | None) -> None:
+        batch(tree, size, backend)
+        trees.append(reachable(tree))
+
+    monkeypatch.setattr(ismcts, "Sampler", RecordingSampler)
+    monkeypatch.setattr(ismcts._Tree, "batch", walking_batch)
+    match = Match(seats, seed=seats * 17 + len(variant), variant=variant, round_limit=2)
+    bots = [IsmctsBot(s, playouts=16) for s in range(seats)]
+    searched = 0
+    while match.phase is not Phase.OVER:
+        if match.phase is Phase.AWAITING_DEAL:
+            match.deal()
+            continue
+        hidden_ids = {id(match), id(match.hands), id(match.boneyard), id(match.history)}
+        hidden_ids |= {id(r) for r in match.history} | {id(r.deal) for r in match.history}
+        seen = view(match, match.turn)
+        drawn.clear()
+        trees.clear()
+        move = bots[match.turn].choose(seen)
+        for sampled_view, deal in drawn:
+            assert sampled_view == seen
+            assert view(position_of(seen, deal), match.turn) == seen
+        for objects in trees:
+            for obj in objects:
+                assert id(obj) not in hidden_ids, f"the search reached {type(obj).__name__}"
+                assert not isinstance(obj, Match | RoundLog)
+        searched += bool(drawn)
+        match.apply(move)
+    assert searched > 10
 
 
 def test_the_rollout_bot_chooses_the_same_whatever_the_tiles_it_cannot_see() -> None:

@@ -41,7 +41,7 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
     "bots_text",
     default="rollout,greedy",
     show_default=True,
-    help="Comma-separated bots, at least 2, each once (random, greedy, rollout).",
+    help="Comma-separated bots, at least 2, each once (random, greedy, rollout, ismcts).",
 )
 @click.option(
     "--deals",
