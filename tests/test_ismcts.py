@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from sniff import VARIANTS, Match, Move, Phase, make_bot, parse_bots, play_match, view
 from sniff import ismcts as ismcts_module
+from sniff import playout as playout_module
 from sniff.ismcts import BOT_PLAYOUTS, IsmctsBot, search
 from sniff.moves import PASS
-from sniff.playout import KERNEL_AVAILABLE
+from sniff.playout import KERNEL_AVAILABLE, PlayoutState
 from sniff.rollout import MAX_MILLIS, MAX_ROLLOUTS, BadBudget, NotToPlay
 from sniff.solver import Budget, MoveBounds, NotSolved, solve
 from sniff.view import SeatView
@@ -180,7 +181,7 @@ def test_a_leaf_the_solver_cannot_finish_is_played_out_instead(
 ) -> None:
     unsolved: list[object] = []
     played: list[int] = []
-    rollouts = ismcts_module.playout.rollouts
+    rollouts = playout_module.rollouts
 
     def give_up(state: object, budget: Budget) -> object:
         unsolved.append(state)
@@ -191,7 +192,7 @@ def test_a_leaf_the_solver_cannot_finish_is_played_out_instead(
         return rollouts(states, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ismcts_module, "solve", give_up)
-    monkeypatch.setattr(ismcts_module.playout, "rollouts", counting)
+    monkeypatch.setattr(playout_module, "rollouts", counting)
     seen = next(endgames(1))
     result = search(seen, playouts=40, seed=2)
     assert unsolved
@@ -240,7 +241,7 @@ def test_only_the_seat_to_play_is_searched() -> None:
         search(view(match, None), playouts=8)
 
 
-def _only_deal(seen: SeatView) -> object:
+def _only_deal(seen: SeatView) -> PlayoutState:
     """The one determinization of a view that shows every tile."""
     import random
 
