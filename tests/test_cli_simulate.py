@@ -175,6 +175,8 @@ def test_a_full_disk_while_writing_chunks_stops_cleanly_and_the_run_resumes(
     ("args", "says"),
     [
         (["--bots", "greedy,clever"], "clever"),
+        (["--bots", "rollout,greedy"], "'rollout' cannot play here: this command plays random"),
+        (["--bots", "ismcts"], "'ismcts' cannot play here"),
         (["--seats", "5"], "--seats"),
         (["--seats", "1"], "--seats"),
         (["--resume", "nowhere"], "no run 'nowhere' to resume"),

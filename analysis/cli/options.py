@@ -143,13 +143,22 @@ result_format_option = format_option(
 """The formats of a query's result: rows written as they are read, in any of them."""
 
 
-def _check_bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+def _check_bots(
+    ctx: click.Context, param: click.Parameter, value: str, allowed: tuple[str, ...] | None = None
+) -> tuple[str, ...]:
     from sniff import parse_bots
 
     try:
-        return parse_bots(value)
+        names = parse_bots(value)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
+    if allowed is not None:
+        for name in names:
+            if name not in allowed:
+                raise click.BadParameter(
+                    f"{name!r} cannot play here: this command plays {' and '.join(allowed)}"
+                )
+    return names
 
 
 def check_bots_fit(bots: tuple[str, ...], seats: int) -> None:
@@ -161,17 +170,21 @@ def check_bots_fit(bots: tuple[str, ...], seats: int) -> None:
         )
 
 
-def bots_option(default: str) -> Callable[[F], F]:
+def bots_option(default: str, allowed: tuple[str, ...] | None = None) -> Callable[[F], F]:
     """`--bots`: comma-separated bot names, one per seat (cycled) or one for all; checked
-    here, in one place, for every command that plays bots."""
+    here, in one place, for every command that plays bots (`allowed`: the only ones a
+    command can play, which its help then lists)."""
+    from functools import partial
+
     from sniff.bots import BOTS
 
+    names = allowed if allowed is not None else tuple(BOTS)
     return click.option(
         "--bots",
         default=default,
         show_default=True,
-        callback=_check_bots,
-        help=f"Comma-separated bots, one per seat or one for all ({', '.join(BOTS)}).",
+        callback=partial(_check_bots, allowed=allowed),
+        help=f"Comma-separated bots, one per seat or one for all ({', '.join(names)}).",
     )
 
 

@@ -161,7 +161,7 @@ class _Sink:
 @seats_option
 @matches_option(1000, SIMULATE_MATCHES_MAX, "How many matches.")
 @seed_option(0, "Seed of the run: match i is seeded seed + i.")
-@bots_option("greedy,random")
+@bots_option("greedy,random", allowed=("random", "greedy"))
 @variant_option
 @round_limit_option
 @target_option
