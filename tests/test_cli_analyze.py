@@ -129,10 +129,13 @@ def test_the_log_s_finished_matches_are_analysed_and_stored_once_per_key(db: Pat
     root = store_root(db)
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.parquet"))
     assert files == sorted(
-        f"{table}/{m}/rollouts-8_greedy_seed-0_seat-{s}.parquet"
-        for table in ("decisions", "moves")
-        for m in ("two-seats", "position-a")
-        for s in (0, 1)
+        [
+            f"{table}/{m}/rollouts-8_greedy_seed-0_seat-{s}.parquet"
+            for table in ("decisions", "moves")
+            for m in ("two-seats", "position-a")
+            for s in (0, 1)
+        ]
+        + [f"luck/{m}/rollouts-400_greedy_seed-0.parquet" for m in ("two-seats", "position-a")]
     )
     count_sql = (
         "SELECT count(*) AS n, count(DISTINCT (match_id, round, action)) AS d FROM decisions"
