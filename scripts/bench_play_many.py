@@ -1,0 +1,346 @@
+"""Many remote bots at once over Play: the round trip each bot sees, and the server's limit.
+
+Every bot is one seat of a 2-seat match with its own Play stream (one
+`analysis/remote_play.py` `play_stream` of one seat, in its own thread),
+against the real service (`service.rpc.server.serve`, bench_service's
+`start_server`) in a child process on a fresh DuckDB file. The bots run in
+`--clients` client processes (default 4; fewer when there are fewer
+matches), each with one channel: a client process's streams share its GIL
+and its gRPC poller, so with all 64 bots in one process the client's own
+hand-offs would be part of what is measured; four processes on 2 cores
+keep each one's share small (the clients' CPU is printed: together it is a
+fraction of the server's).
+
+**Round trip**, per decision, as the bot sees it: from the moment the bot's
+stream hands it the decision (`on_update`) to the moment the same stream
+hands it the `answered` reply to its answer. It holds the bot's choice (the
+bots are greedy/random: tens of microseconds, printed as "bot"), the send,
+the server's read, apply (durable in the log: fdatasync with fsync on) and
+write, and the client's read. Deal decisions count as decisions too.
+
+For each run and each of `--bots` (default 2 16 64), one measurement with
+fsync on (as `sniff serve` runs) and one with `--no-fsync`, each server on
+its own fresh log; then the sharded setting: two server processes, each on
+its own log, the largest number of bots split between them (fsync on),
+against the one-server figure of the same run. Every client process
+creates its matches first; the clock (and the server's CPU, from /proc)
+starts once all are created and stops when the last match is over.
+Reported: median, p90, p99 and max round trip, actions/s (moves, as in
+bench_play.py; deals are not counted), server CPU per action; medians over
+`--runs` runs (default 3).
+
+    .venv/bin/python scripts/bench_play_many.py                 # ~2-3 minutes
+    .venv/bin/python scripts/bench_play_many.py --quick         # smoke run
+    .venv/bin/python scripts/bench_play_many.py --runs 5 --json
+
+Exits 1 when a match did not end or a bot's answer was refused (the client
+process fails); the 20 ms p99 aim is printed, not enforced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from analysis.bot_matches import bot_players  # noqa: E402
+from analysis.remote_play import MatchSeen, StreamSeat, play_stream  # noqa: E402
+from scripts.bench_service import Server, start_server  # noqa: E402
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb  # noqa: E402
+from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
+from sniff import Bot, Move  # noqa: E402
+from sniff.bots import PlayerView  # noqa: E402
+
+BOTS = ("greedy", "random")
+"""Cheap bots: what is measured is the service and the protocol, not the bots' thinking."""
+SEATS = 2
+AIM_P99_MS = 20.0
+
+
+class TimedBot:
+    """A bot whose choices are timed, so that the bot's share of a round trip is known."""
+
+    def __init__(self, bot: Bot, spent: list[float]) -> None:
+        self.name = bot.name
+        self._bot = bot
+        self._spent = spent
+
+    def choose(self, view: PlayerView) -> Move:
+        t0 = time.perf_counter()
+        move = self._bot.choose(view)
+        self._spent.append(time.perf_counter() - t0)
+        return move
+
+
+@dataclass(frozen=True)
+class ClientResult:
+    """What one client process measured: its round trips, bot times, moves and clock."""
+
+    round_trips: list[float]
+    bot_seconds: list[float]
+    moves: int
+    started: float
+    ended: float
+    cpu: float
+
+
+def play_one_seat(
+    stub: sniff_pb2_grpc.SniffServiceStub,
+    seat: StreamSeat,
+    round_trips: list[float],
+) -> MatchSeen:
+    """One seat on its own Play stream; the round trip of each of its decisions appended."""
+    decided: list[float] = []  # when the pending decision was handed to the bot
+
+    def on_update(update: pb.PlayUpdate) -> None:
+        now = time.perf_counter()
+        kind = update.WhichOneof("kind")
+        if kind == "decision":
+            decided.append(now)
+        elif kind == "answered" and decided:
+            round_trips.append(now - decided.pop())
+
+    seen = play_stream(stub, [seat], on_update=on_update)
+    return seen[seat.match_id]
+
+
+def client_process(
+    address: str,
+    seeds: list[int],
+    round_limit: int | None,
+    go: Any,
+    conn: Connection,
+) -> None:
+    """Create this client's matches, say so, wait for `go`, then play every seat at once."""
+    try:
+        channel = grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        stub = sniff_pb2_grpc.SniffServiceStub(channel)
+        round_trips: list[float] = []
+        bot_seconds: list[float] = []
+        seats: list[StreamSeat] = []
+        for seed in seeds:
+            request = pb.CreateMatchRequest(seat_count=SEATS, seed=seed, variant="VARIANT_AMERICAN")
+            if round_limit is not None:
+                request.round_limit = round_limit
+            created = stub.CreateMatch(request)
+            players = bot_players(SEATS, BOTS, seed)
+            seats += [
+                StreamSeat(created.match_id, token, TimedBot(players[i], bot_seconds), 0)
+                for i, token in enumerate(created.seat_tokens)
+            ]
+        conn.send("ready")
+        go.wait()
+        seen: list[MatchSeen] = []
+        errors: list[BaseException] = []
+
+        def one(seat: StreamSeat) -> None:
+            try:
+                seen.append(play_one_seat(stub, seat, round_trips))
+            except BaseException as exc:
+                errors.append(exc)
+
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        threads = [threading.Thread(target=one, args=(s,)) for s in seats]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        t1, cpu1 = time.perf_counter(), time.process_time()
+        channel.close()
+        if errors:
+            raise errors[0]
+        if any(m.end is None for m in seen):
+            raise RuntimeError("a stream ended before its match did")
+        moves = sum(m.move_count for m in seen) // SEATS  # each match seen by both its seats
+        conn.send(ClientResult(round_trips, bot_seconds, moves, t0, t1, cpu1 - cpu0))
+    except BaseException as exc:
+        conn.send(f"client failed: {exc!r}")
+        raise
+
+
+@dataclass(frozen=True)
+class Measured:
+    setting: str
+    bots: int
+    clients: int
+    actions: int
+    seconds: float
+    server_cpu: float
+    client_cpu: float
+    round_trips: list[float]
+    bot_seconds: list[float]
+
+    @property
+    def rate(self) -> float:
+        return self.actions / self.seconds
+
+    @property
+    def server_us(self) -> float:
+        return self.server_cpu / self.actions * 1e6
+
+    @property
+    def client_us(self) -> float:
+        return self.client_cpu / self.actions * 1e6
+
+    def quantile_ms(self, q: float) -> float:
+        ordered = sorted(self.round_trips)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e3
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "p50_ms": self.quantile_ms(0.5),
+            "p90_ms": self.quantile_ms(0.9),
+            "p99_ms": self.quantile_ms(0.99),
+            "max_ms": max(self.round_trips) * 1e3,
+            "rate": self.rate,
+            "server_us": self.server_us,
+            "client_us": self.client_us,
+            "bot_us": statistics.median(self.bot_seconds) * 1e6,
+        }
+
+
+def measure(
+    setting: str, servers: list[Server], bots: int, clients: int, seed0: int, rl: int | None
+) -> Measured:
+    """`bots` bots (bots / 2 matches) in `clients` processes, spread over `servers` in turn."""
+    matches = bots // SEATS
+    clients = max(len(servers), min(clients, matches))
+    ctx = mp.get_context("spawn")  # no fork of a process that may hold gRPC state
+    go = ctx.Event()
+    procs: list[tuple[Any, Connection]] = []
+    for c in range(clients):
+        seeds = [seed0 + i for i in range(c, matches, clients)]
+        mine, theirs = ctx.Pipe()
+        address = servers[c % len(servers)].address
+        p = ctx.Process(target=client_process, args=(address, seeds, rl, go, theirs))
+        p.start()
+        procs.append((p, mine))
+    for _, conn in procs:
+        if (said := conn.recv()) != "ready":
+            raise SystemExit(str(said))
+    cpu0 = sum(s.cpu_seconds() for s in servers)
+    go.set()
+    results: list[ClientResult] = []
+    for p, conn in procs:
+        got = conn.recv()
+        if not isinstance(got, ClientResult):
+            raise SystemExit(str(got))
+        results.append(got)
+        p.join()
+    cpu1 = sum(s.cpu_seconds() for s in servers)
+    seconds = max(r.ended for r in results) - min(r.started for r in results)
+    return Measured(
+        setting,
+        bots,
+        clients,
+        sum(r.moves for r in results),
+        seconds,
+        cpu1 - cpu0,
+        sum(r.cpu for r in results),
+        [x for r in results for x in r.round_trips],
+        [x for r in results for x in r.bot_seconds],
+    )
+
+
+def report(m: Measured, run: int) -> None:
+    f = m.figures()
+    print(
+        f"  run {run} {m.setting:>12} {m.bots:>3} bots ({m.clients} clients): "
+        f"{m.actions:>5} actions {f['rate']:>6.0f}/s, round trip p50 {f['p50_ms']:5.1f} "
+        f"p90 {f['p90_ms']:5.1f} p99 {f['p99_ms']:5.1f} max {f['max_ms']:6.1f} ms, "
+        f"server cpu {f['server_us']:>5.0f} us/action, clients {f['client_us']:>4.0f}, "
+        f"bot {f['bot_us']:.0f} us",
+        flush=True,
+    )
+
+
+def one_run(
+    workdir: Path, run: int, sizes: list[int], clients: int, rl: int | None
+) -> list[Measured]:
+    results: list[Measured] = []
+    for setting, sync in (("fsync", True), ("no-fsync", False)):
+        for n in sizes:
+            label = f"run {run} {setting} {n}"
+            server = start_server(label, workdir, str(workdir / f"{label}.duckdb"), sync=sync)
+            try:
+                m = measure(setting, [server], n, clients, 10_000 * run + 100 * n, rl)
+            finally:
+                if server.stop() != 0:
+                    raise SystemExit(f"the {label} server did not exit cleanly")
+            report(m, run)
+            results.append(m)
+    n = max(sizes)
+    servers = [
+        start_server(f"run {run} shard {i}", workdir, str(workdir / f"r{run}s{i}.duckdb"))
+        for i in range(2)
+    ]
+    try:
+        m = measure("2 servers", servers, n, clients, 10_000 * run + 100 * n, rl)
+    finally:
+        if [s.stop() for s in servers] != [0, 0]:
+            raise SystemExit("a shard server did not exit cleanly")
+    report(m, run)
+    results.append(m)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--bots", type=int, nargs="+", default=[2, 16, 64], help="even counts")
+    parser.add_argument("--clients", type=int, default=4, help="client processes at most")
+    parser.add_argument("--quick", action="store_true", help="1 run, 2 and 8 bots, 2 rounds")
+    parser.add_argument("--json", action="store_true", help="also print one JSON line")
+    opts = parser.parse_args(argv)
+    runs, sizes, clients, rl = opts.runs, sorted(opts.bots), opts.clients, None
+    if opts.quick:
+        runs, sizes, clients, rl = 1, [2, 8], 2, 2
+    if any(n < SEATS or n % SEATS for n in sizes):
+        parser.error("--bots: each count must be a positive even number (2-seat matches)")
+    results: list[Measured] = []
+    with tempfile.TemporaryDirectory(prefix="bench_play_many_") as tmp:
+        for run in range(runs):
+            results += one_run(Path(tmp), run, sizes, clients, rl)
+    print(f"\nmedians of {runs} run(s), 2-seat matches, bots {'/'.join(BOTS)}, one stream a bot:")
+    head = ("setting", "bots", "p50 ms", "p90 ms", "p99 ms", "max ms", "actions/s", "srv us/act")
+    widths = (12, 5, 7, 7, 7, 7, 10, 11)
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)))
+    summary: dict[str, dict[str, float]] = {}
+    keys = ("p50_ms", "p90_ms", "p99_ms", "max_ms", "rate", "server_us", "client_us", "bot_us")
+    for setting, n in dict.fromkeys((m.setting, m.bots) for m in results):
+        figs = [m.figures() for m in results if (m.setting, m.bots) == (setting, n)]
+        row = {k: statistics.median(f[k] for f in figs) for k in keys}
+        summary[f"{setting} {n}"] = row
+        cells = [row[k] for k in keys[:6]]
+        print(
+            f"{setting:>12} {n:>5} "
+            + " ".join(f"{c:>7.1f}" for c in cells[:4])
+            + f" {cells[4]:>10.0f} {cells[5]:>11.0f}"
+        )
+    top = max(sizes)
+    p99 = summary[f"fsync {top}"]["p99_ms"]
+    verdict = "met" if p99 < AIM_P99_MS else "NOT met"
+    print(f"aim: p99 under {AIM_P99_MS:g} ms with {top} bots, fsync on: {verdict} ({p99:.1f} ms)")
+    one, two = summary[f"fsync {top}"]["rate"], summary[f"2 servers {top}"]["rate"]
+    print(f"2 servers / 1 server with {top} bots: {two / one:.2f}x actions/s")
+    if opts.json:
+        print(json.dumps({"runs": runs, "clients": clients, "settings": summary}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
