@@ -72,14 +72,21 @@ AIM_P99_MS = 20.0
 
 
 class TimedBot:
-    """A bot whose choices are timed, so that the bot's share of a round trip is known."""
+    """A bot whose choices are timed, so that the bot's share of a round trip is known; with
+    `think` it first sleeps that long (a bot that thinks, without taking a core)."""
 
-    def __init__(self, bot: Bot, spent: list[float]) -> None:
+    def __init__(self, bot: Bot, spent: list[float], think: float) -> None:
         self.name = bot.name
         self._bot = bot
         self._spent = spent
+        self.think = think
+        self.thought = 0.0
+        """The think time of the last choice not yet taken out of a round trip."""
 
     def choose(self, view: PlayerView) -> Move:
+        if self.think:
+            time.sleep(self.think)
+            self.thought = self.think
         t0 = time.perf_counter()
         move = self._bot.choose(view)
         self._spent.append(time.perf_counter() - t0)
@@ -98,34 +105,48 @@ class ClientResult:
     cpu: float
 
 
-def play_one_seat(
+def play_timed(
     stub: sniff_pb2_grpc.SniffServiceStub,
-    seat: StreamSeat,
+    seats: list[StreamSeat],
     round_trips: list[float],
-) -> MatchSeen:
-    """One seat on its own Play stream; the round trip of each of its decisions appended."""
-    decided: list[float] = []  # when the pending decision was handed to the bot
+) -> list[MatchSeen]:
+    """`seats` on one Play stream; the round trip of each of their decisions appended, less
+    the think time of a paced bot."""
+    decided: dict[tuple[str, int], float] = {}  # when each seat's pending decision came
+    bots: dict[tuple[str, int], TimedBot] = {}
 
     def on_update(update: pb.PlayUpdate) -> None:
         now = time.perf_counter()
+        key = (update.match_id, update.seat)
         kind = update.WhichOneof("kind")
-        if kind == "decision":
-            decided.append(now)
-        elif kind == "answered" and decided:
-            round_trips.append(now - decided.pop())
+        if kind == "opened":
+            bot = seats[update.opened.open_index].bot
+            assert isinstance(bot, TimedBot)
+            bots[key] = bot
+        elif kind == "decision":
+            decided[key] = now
+        elif kind == "answered" and key in decided:
+            bot = bots[key]
+            round_trips.append(now - decided.pop(key) - bot.thought)
+            bot.thought = 0.0
 
-    seen = play_stream(stub, [seat], on_update=on_update)
-    return seen[seat.match_id]
+    seen = play_stream(stub, seats, on_update=on_update)
+    if decided:
+        raise RuntimeError(f"decisions got no `answered` before the stream ended: {decided}")
+    return [seen[m] for m in dict.fromkeys(s.match_id for s in seats)]
 
 
 def client_process(
     address: str,
     seeds: list[int],
     round_limit: int | None,
+    shared: bool,
+    think: float,
     go: Any,
     conn: Connection,
 ) -> None:
-    """Create this client's matches, say so, wait for `go`, then play every seat at once."""
+    """Create this client's matches, say so, wait for `go`, then play every seat at once:
+    each on its own stream, or (`shared`) all on one."""
     try:
         channel = grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
         stub = sniff_pb2_grpc.SniffServiceStub(channel)
@@ -139,7 +160,7 @@ def client_process(
             created = stub.CreateMatch(request)
             players = bot_players(SEATS, BOTS, seed)
             seats += [
-                StreamSeat(created.match_id, token, TimedBot(players[i], bot_seconds), 0)
+                StreamSeat(created.match_id, token, TimedBot(players[i], bot_seconds, think), 0)
                 for i, token in enumerate(created.seat_tokens)
             ]
         conn.send("ready")
@@ -147,14 +168,15 @@ def client_process(
         seen: list[MatchSeen] = []
         errors: list[BaseException] = []
 
-        def one(seat: StreamSeat) -> None:
+        def one(on_stream: list[StreamSeat]) -> None:
             try:
-                seen.append(play_one_seat(stub, seat, round_trips))
+                seen.extend(play_timed(stub, on_stream, round_trips))
             except BaseException as exc:
                 errors.append(exc)
 
+        streams = [seats] if shared else [[s] for s in seats]
         cpu0, t0 = time.process_time(), time.perf_counter()
-        threads = [threading.Thread(target=one, args=(s,)) for s in seats]
+        threads = [threading.Thread(target=one, args=(s,)) for s in streams]
         for t in threads:
             t.start()
         for t in threads:
@@ -165,7 +187,7 @@ def client_process(
             raise errors[0]
         if any(m.end is None for m in seen):
             raise RuntimeError("a stream ended before its match did")
-        moves = sum(m.move_count for m in seen) // SEATS  # each match seen by both its seats
+        moves = sum(m.move_count for m in seen) // (1 if shared else SEATS)  # seen per stream
         conn.send(ClientResult(round_trips, bot_seconds, moves, t0, t1, cpu1 - cpu0))
     except BaseException as exc:
         conn.send(f"client failed: {exc!r}")
@@ -214,7 +236,15 @@ class Measured:
 
 
 def measure(
-    setting: str, servers: list[Server], bots: int, clients: int, seed0: int, rl: int | None
+    setting: str,
+    servers: list[Server],
+    bots: int,
+    clients: int,
+    seed0: int,
+    rl: int | None,
+    *,
+    shared: bool = False,
+    think: float = 0.0,
 ) -> Measured:
     """`bots` bots (bots / 2 matches) in `clients` processes, spread over `servers` in turn."""
     matches = bots // SEATS
@@ -226,7 +256,7 @@ def measure(
         seeds = [seed0 + i for i in range(c, matches, clients)]
         mine, theirs = ctx.Pipe()
         address = servers[c % len(servers)].address
-        p = ctx.Process(target=client_process, args=(address, seeds, rl, go, theirs))
+        p = ctx.Process(target=client_process, args=(address, seeds, rl, shared, think, go, theirs))
         p.start()
         procs.append((p, mine))
     for _, conn in procs:
@@ -268,22 +298,36 @@ def report(m: Measured, run: int) -> None:
     )
 
 
+def on_one_server(
+    workdir: Path, run: int, setting: str, n: int, clients: int, rl: int | None, **kw: Any
+) -> Measured:
+    """One measurement against a server of its own on a fresh log (fsync on unless the
+    setting is no-fsync)."""
+    label = f"run {run} {setting} {n}"
+    sync = setting != "no-fsync"
+    server = start_server(label, workdir, str(workdir / f"{label}.duckdb"), sync=sync)
+    try:
+        m = measure(setting, [server], n, clients, 10_000 * run + 100 * n, rl, **kw)
+    finally:
+        if server.stop() != 0:
+            raise SystemExit(f"the {label} server did not exit cleanly")
+    report(m, run)
+    return m
+
+
 def one_run(
-    workdir: Path, run: int, sizes: list[int], clients: int, rl: int | None
+    workdir: Path, run: int, sizes: list[int], clients: int, rl: int | None, think: float
 ) -> list[Measured]:
-    results: list[Measured] = []
-    for setting, sync in (("fsync", True), ("no-fsync", False)):
-        for n in sizes:
-            label = f"run {run} {setting} {n}"
-            server = start_server(label, workdir, str(workdir / f"{label}.duckdb"), sync=sync)
-            try:
-                m = measure(setting, [server], n, clients, 10_000 * run + 100 * n, rl)
-            finally:
-                if server.stop() != 0:
-                    raise SystemExit(f"the {label} server did not exit cleanly")
-            report(m, run)
-            results.append(m)
+    """Every setting once: fsync on and off at each size, then at the largest size one
+    stream per client, paced bots, and two servers on two logs."""
+    results = [
+        on_one_server(workdir, run, setting, n, clients, rl)
+        for setting in ("fsync", "no-fsync")
+        for n in sizes
+    ]
     n = max(sizes)
+    results.append(on_one_server(workdir, run, "shared", n, clients, rl, shared=True))
+    results.append(on_one_server(workdir, run, "paced", n, clients, rl, think=think))
     servers = [
         start_server(f"run {run} shard {i}", workdir, str(workdir / f"r{run}s{i}.duckdb"))
         for i in range(2)
@@ -303,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--bots", type=int, nargs="+", default=[2, 16, 64], help="even counts")
     parser.add_argument("--clients", type=int, default=4, help="client processes at most")
+    parser.add_argument("--think-ms", type=float, default=100.0, help="a paced bot's thinking")
     parser.add_argument("--quick", action="store_true", help="1 run, 2 and 8 bots, 2 rounds")
     parser.add_argument("--json", action="store_true", help="also print one JSON line")
     opts = parser.parse_args(argv)
@@ -314,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Measured] = []
     with tempfile.TemporaryDirectory(prefix="bench_play_many_") as tmp:
         for run in range(runs):
-            results += one_run(Path(tmp), run, sizes, clients, rl)
+            results += one_run(Path(tmp), run, sizes, clients, rl, opts.think_ms / 1e3)
     print(f"\nmedians of {runs} run(s), 2-seat matches, bots {'/'.join(BOTS)}, one stream a bot:")
     head = ("setting", "bots", "p50 ms", "p90 ms", "p99 ms", "max ms", "actions/s", "srv us/act")
     widths = (12, 5, 7, 7, 7, 7, 10, 11)
