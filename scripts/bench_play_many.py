@@ -14,22 +14,29 @@ fraction of the server's).
 **Round trip**, per decision, as the bot sees it: from the moment the bot's
 stream hands it the decision (`on_update`) to the moment the same stream
 hands it the `answered` reply to its answer. It holds the bot's choice (the
-bots are greedy/random: tens of microseconds, printed as "bot"), the send,
+bots are greedy/random: about 10 µs, printed as "bot"), the send,
 the server's read, apply (durable in the log: fdatasync with fsync on) and
 write, and the client's read. Deal decisions count as decisions too.
 
-For each run and each of `--bots` (default 2 16 64), one measurement with
-fsync on (as `sniff serve` runs) and one with `--no-fsync`, each server on
-its own fresh log; then the sharded setting: two server processes, each on
-its own log, the largest number of bots split between them (fsync on),
-against the one-server figure of the same run. Every client process
-creates its matches first; the clock (and the server's CPU, from /proc)
-starts once all are created and stops when the last match is over.
-Reported: median, p90, p99 and max round trip, actions/s (moves, as in
-bench_play.py; deals are not counted), server CPU per action; medians over
-`--runs` runs (default 3).
+Settings, each run (a server of its own on a fresh log for each):
 
-    .venv/bin/python scripts/bench_play_many.py                 # ~2-3 minutes
+- `fsync` and `no-fsync`: each of `--bots` (default 2 16 64), fsync on (as
+  `sniff serve` runs) and off (`sniff serve --no-fsync`);
+- `shared`: the largest number, each client process's seats all on one
+  stream (as bench_play.py plays): what the per-stream cost is;
+- `paced`: the largest number, every bot thinking 0.5 to 1.5 times
+  `--think-ms` (default 100; a sleep, seeded per seat) before each move:
+  a load below the server's limit. Its round trip leaves the sleep out;
+- `2 servers`: the largest number split between two server processes, each
+  on its own log (fsync on), against `fsync` of the same run.
+
+Every client process creates its matches first; the clock (and the
+server's CPU, from /proc) starts once all are created and stops when the
+last match is over. Reported: median, p90, p99 and max round trip,
+actions/s (moves, as in bench_play.py; deals are not counted), server CPU
+per action; medians over `--runs` runs (default 3).
+
+    .venv/bin/python scripts/bench_play_many.py                 # ~5 minutes
     .venv/bin/python scripts/bench_play_many.py --quick         # smoke run
     .venv/bin/python scripts/bench_play_many.py --runs 5 --json
 
@@ -42,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import random
 import statistics
 import sys
 import tempfile
@@ -73,20 +81,24 @@ AIM_P99_MS = 20.0
 
 class TimedBot:
     """A bot whose choices are timed, so that the bot's share of a round trip is known; with
-    `think` it first sleeps that long (a bot that thinks, without taking a core)."""
+    `think` it first sleeps between half and one and a half times that long, drawn from its
+    own seeded generator (a bot that thinks, without taking a core; drawn, so that bots that
+    began together do not go on answering in step)."""
 
-    def __init__(self, bot: Bot, spent: list[float], think: float) -> None:
+    def __init__(self, bot: Bot, spent: list[float], think: float, seed: int) -> None:
         self.name = bot.name
         self._bot = bot
         self._spent = spent
-        self.think = think
+        self._think = think
+        self._rng = random.Random(seed)
         self.thought = 0.0
-        """The think time of the last choice not yet taken out of a round trip."""
+        """The last choice's thinking (its sleep) not yet taken out of a round trip."""
 
     def choose(self, view: PlayerView) -> Move:
-        if self.think:
-            time.sleep(self.think)
-            self.thought = self.think
+        if self._think:
+            asleep = time.perf_counter()
+            time.sleep(self._think * self._rng.uniform(0.5, 1.5))
+            self.thought = time.perf_counter() - asleep  # as slept, oversleeping included
         t0 = time.perf_counter()
         move = self._bot.choose(view)
         self._spent.append(time.perf_counter() - t0)
@@ -159,10 +171,9 @@ def client_process(
                 request.round_limit = round_limit
             created = stub.CreateMatch(request)
             players = bot_players(SEATS, BOTS, seed)
-            seats += [
-                StreamSeat(created.match_id, token, TimedBot(players[i], bot_seconds, think), 0)
-                for i, token in enumerate(created.seat_tokens)
-            ]
+            for i, (token, bot) in enumerate(zip(created.seat_tokens, players, strict=True)):
+                timed = TimedBot(bot, bot_seconds, think, seed * 8 + i)
+                seats.append(StreamSeat(created.match_id, token, timed, resume_move_count=0))
         conn.send("ready")
         go.wait()
         seen: list[MatchSeen] = []
