@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import random
 import statistics
 import sys
@@ -67,7 +68,7 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.bot_matches import bot_players  # noqa: E402
 from analysis.remote_play import MatchSeen, StreamSeat, play_stream  # noqa: E402
-from scripts.bench_service import Server, start_server  # noqa: E402
+from scripts.bench_service import CLK_TCK, Server, start_server  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
 from sniff import Bot, Move  # noqa: E402
@@ -205,6 +206,48 @@ def client_process(
         raise
 
 
+ThreadTimes = dict[tuple[int, int], tuple[float, float]]
+"""(pid, tid) -> (CPU seconds, seconds runnable but waiting for a core: schedstat's run delay)."""
+
+
+def threads_of(servers: list[Server]) -> ThreadTimes:
+    """The server processes' threads so far, from /proc."""
+    times: ThreadTimes = {}
+    for server in servers:
+        pid = server.proc.pid
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    wait = int(f.read().split()[1]) / 1e9
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # a thread that ended meanwhile
+            times[pid, int(tid)] = ((int(fields[11]) + int(fields[12])) / CLK_TCK, wait)
+    return times
+
+
+@dataclass(frozen=True)
+class Threads:
+    """Where a server's time went between two ThreadTimes: the busiest thread's CPU and wait
+    for a core (the event loop's thread, where gRPC's asyncio and the Play sessions run; with
+    two servers, the busier of the two), and all threads' wait (the hub's pool, the log's
+    writer, DuckDB's and gRPC's own threads too)."""
+
+    busiest_cpu: float
+    busiest_wait: float
+    all_wait: float
+
+    @classmethod
+    def between(cls, before: ThreadTimes, after: ThreadTimes) -> Threads:
+        delta = {
+            key: (cpu - before.get(key, (0.0, 0.0))[0], wait - before.get(key, (0.0, 0.0))[1])
+            for key, (cpu, wait) in after.items()
+        }
+        busiest = max(delta.values(), default=(0.0, 0.0))
+        return cls(busiest[0], busiest[1], sum(wait for _, wait in delta.values()))
+
+
 @dataclass(frozen=True)
 class Measured:
     setting: str
@@ -214,6 +257,7 @@ class Measured:
     seconds: float
     server_cpu: float
     client_cpu: float
+    threads: Threads
     round_trips: list[float]
     bot_seconds: list[float]
 
@@ -243,6 +287,9 @@ class Measured:
             "server_us": self.server_us,
             "client_us": self.client_us,
             "bot_us": statistics.median(self.bot_seconds) * 1e6,
+            "loop_us": self.threads.busiest_cpu / self.actions * 1e6,
+            "loop_wait_us": self.threads.busiest_wait / self.actions * 1e6,
+            "wait_us": self.threads.all_wait / self.actions * 1e6,
         }
 
 
@@ -273,7 +320,7 @@ def measure(
     for _, conn in procs:
         if (said := conn.recv()) != "ready":
             raise SystemExit(str(said))
-    cpu0 = sum(s.cpu_seconds() for s in servers)
+    cpu0, threads0 = sum(s.cpu_seconds() for s in servers), threads_of(servers)
     go.set()
     results: list[ClientResult] = []
     for p, conn in procs:
@@ -282,7 +329,7 @@ def measure(
             raise SystemExit(str(got))
         results.append(got)
         p.join()
-    cpu1 = sum(s.cpu_seconds() for s in servers)
+    cpu1, threads1 = sum(s.cpu_seconds() for s in servers), threads_of(servers)
     seconds = max(r.ended for r in results) - min(r.started for r in results)
     return Measured(
         setting,
@@ -292,6 +339,7 @@ def measure(
         seconds,
         cpu1 - cpu0,
         sum(r.cpu for r in results),
+        Threads.between(threads0, threads1),
         [x for r in results for x in r.round_trips],
         [x for r in results for x in r.bot_seconds],
     )
@@ -303,8 +351,9 @@ def report(m: Measured, run: int) -> None:
         f"  run {run} {m.setting:>12} {m.bots:>3} bots ({m.clients} clients): "
         f"{m.actions:>5} actions {f['rate']:>6.0f}/s, round trip p50 {f['p50_ms']:5.1f} "
         f"p90 {f['p90_ms']:5.1f} p99 {f['p99_ms']:5.1f} max {f['max_ms']:6.1f} ms, "
-        f"server cpu {f['server_us']:>5.0f} us/action, clients {f['client_us']:>4.0f}, "
-        f"bot {f['bot_us']:.0f} us",
+        f"server cpu {f['server_us']:>5.0f} us/action (event loop {f['loop_us']:>4.0f}), "
+        f"waiting for a core {f['wait_us']:>5.0f} (event loop {f['loop_wait_us']:>4.0f}), "
+        f"clients cpu {f['client_us']:>4.0f}, bot {f['bot_us']:.0f} us",
         flush=True,
     )
 
@@ -373,10 +422,12 @@ def main(argv: list[str] | None = None) -> int:
             results += one_run(Path(tmp), run, sizes, clients, rl, opts.think_ms / 1e3)
     print(f"\nmedians of {runs} run(s), 2-seat matches, bots {'/'.join(BOTS)}, one stream a bot:")
     head = ("setting", "bots", "p50 ms", "p90 ms", "p99 ms", "max ms", "actions/s", "srv us/act")
-    widths = (12, 5, 7, 7, 7, 7, 10, 11)
+    head += ("loop wait us/act",)
+    widths = (12, 5, 7, 7, 7, 7, 10, 11, 17)
     print(" ".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)))
     summary: dict[str, dict[str, float]] = {}
-    keys = ("p50_ms", "p90_ms", "p99_ms", "max_ms", "rate", "server_us", "client_us", "bot_us")
+    keys = ("p50_ms", "p90_ms", "p99_ms", "max_ms", "rate", "server_us", "loop_wait_us")
+    keys += ("loop_us", "wait_us", "client_us", "bot_us")
     for setting, n in dict.fromkeys((m.setting, m.bots) for m in results):
         figs = [m.figures() for m in results if (m.setting, m.bots) == (setting, n)]
         row = {k: statistics.median(f[k] for f in figs) for k in keys}
@@ -385,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{setting:>12} {n:>5} "
             + " ".join(f"{c:>7.1f}" for c in cells[:4])
-            + f" {cells[4]:>10.0f} {cells[5]:>11.0f}"
+            + f" {cells[4]:>10.0f} {cells[5]:>11.0f} {row['loop_wait_us']:>17.0f}"
         )
     top = max(sizes)
     p99 = summary[f"fsync {top}"]["p99_ms"]
