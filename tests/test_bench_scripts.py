@@ -403,3 +403,26 @@ def test_bench_play_quick_plays_the_same_matches_both_ways() -> None:
     for n, row in doc["matches"].items():
         for name in ("unary_rate", "play_rate", "unary_server_us", "play_server_us", "ratio"):
             assert row[name] > 0, (n, name)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_play_many_quick_times_every_decision_of_one_and_two_servers() -> None:
+    """The script exits 1 if a match did not end or a decision got no `answered`; each
+    setting's round-trip quantiles are in order."""
+    out = run_script("bench_play_many.py", "--quick", "--json")
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert set(doc["settings"]) == {
+        "fsync 2",
+        "fsync 8",
+        "no-fsync 2",
+        "no-fsync 8",
+        "shared 8",
+        "paced 8",
+        "2 servers 8",
+    }
+    for name, row in doc["settings"].items():
+        assert 0 < row["p50_ms"] <= row["p90_ms"] <= row["p99_ms"] <= row["max_ms"], name
+        assert row["rate"] > 0, name
+        assert row["server_us"] > 0, name
+    assert doc["two_servers_ratio"] > 0
+    assert re.search(r"^2 servers / 1 server with 8 bots: [\d.]+x actions/s \(", out, re.M), out
