@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sniff import playout
@@ -95,21 +95,12 @@ def position_values(
     check_budget(rollouts, None)
     if view.viewer is None or view.phase is not Phase.PLAYING:
         raise ValueError("a position's equity is seen from one seat's view of a round in play")
-    pol = policy_named(policy)
     sampler = Sampler(view)
     determinize = _Determinizer(view)
     rng = random.Random(seed)
-    out: list[list[float]] = [[] for _ in range(team_count(view.seats))]
-    done = 0
-    while done < rollouts:
-        size = min(BATCH, rollouts - done)
-        states = [determinize.state(sampler.sample(rng)) for _ in range(size)]
-        seeds = [rng.getrandbits(64) for _ in range(size)]
-        played = playout.rollouts(states, pol, seeds, backend=backend)
-        for side, values in enumerate(out):
-            values.extend(played.net(side))
-        done += size
-    return Values(tuple(tuple(v) for v in out))
+    return _played(
+        lambda: determinize.state(sampler.sample(rng)), rng, view.seats, rollouts, policy, backend
+    )
 
 
 def deal_values(
@@ -128,39 +119,47 @@ def deal_values(
     side before it, `leader` to lead, every deal equally likely (each rollout shuffles the
     28 tiles afresh), every seat playing `policy`."""
     check_budget(rollouts, None)
-    pol = policy_named(policy)
     rng = random.Random(seed)
     size = HAND_SIZE[seats]
     tiles = list(range(28))
     first: PlayoutState | None = None
+
+    def dealt() -> PlayoutState:
+        nonlocal first
+        rng.shuffle(tiles)
+        hands = [sum(BIT[t] for t in tiles[s * size : (s + 1) * size]) for s in range(seats)]
+        boneyard = tiles[seats * size :]
+        if first is None:
+            first = PlayoutState(
+                variant, seats, target, tuple(scores), (), tuple(hands), tuple(boneyard), leader
+            )
+            return first
+        return first.with_hidden(hands, boneyard)
+
+    return _played(dealt, rng, seats, rollouts, policy, backend)
+
+
+def _played(
+    state: Callable[[], PlayoutState],
+    rng: random.Random,
+    seats: int,
+    rollouts: int,
+    policy: str | Policy,
+    backend: str | None,
+) -> Values:
+    """`rollouts` playouts in batches of `BATCH`: each batch's states from `state()`, then its
+    playout seeds from `rng` (the order that makes a seed reproduce the same figures)."""
+    pol = policy_named(policy)
     out: list[list[float]] = [[] for _ in range(team_count(seats))]
     done = 0
     while done < rollouts:
-        batch = min(BATCH, rollouts - done)
-        states = []
-        for _ in range(batch):
-            rng.shuffle(tiles)
-            hands = [sum(BIT[t] for t in tiles[s * size : (s + 1) * size]) for s in range(seats)]
-            boneyard = tiles[seats * size :]
-            if first is None:
-                first = PlayoutState(
-                    variant,
-                    seats,
-                    target,
-                    tuple(scores),
-                    (),
-                    tuple(hands),
-                    tuple(boneyard),
-                    leader,
-                )
-                states.append(first)
-            else:
-                states.append(first.with_hidden(hands, boneyard))
-        seeds = [rng.getrandbits(64) for _ in range(batch)]
+        size = min(BATCH, rollouts - done)
+        states = [state() for _ in range(size)]
+        seeds = [rng.getrandbits(64) for _ in range(size)]
         played = playout.rollouts(states, pol, seeds, backend=backend)
         for side, values in enumerate(out):
             values.extend(played.net(side))
-        done += batch
+        done += size
     return Values(tuple(tuple(v) for v in out))
 
 

@@ -10,8 +10,8 @@ import statistics
 import pytest
 
 from analysis.rollout.luck import LuckSettings, match_luck
-from analysis.rollout.source import MatchSpec, RoundSpec
-from sniff import Match, Move, MoveKind, make_bot, view
+from analysis.rollout.source import MatchSpec, spec_from_record
+from sniff import Match, Move, MoveKind, make_bot, to_record, view
 from sniff.bots import play_match
 from sniff.luck import Values, combined_se, deal_values, position_values
 from sniff.rules import team_count, value_for_side
@@ -20,22 +20,8 @@ from sniff.variants import variant_named
 
 
 def spec_of(match: Match, match_id: str) -> MatchSpec:
-    return MatchSpec(
-        match_id,
-        match.seats,
-        match.variant.name,
-        match.target,
-        match.round_limit,
-        tuple(
-            RoundSpec(
-                tuple(tuple(int(t) for t in h) for h in r.deal.hands),
-                tuple(int(t) for t in r.deal.boneyard),
-                r.deal.leader,
-                tuple(str(a) for a in r.actions),
-            )
-            for r in match.history
-        ),
-    )
+    """The match as `sniff analyze --records` reads it: through its docs/records.md record."""
+    return spec_from_record(to_record(match, match_id), match_id)
 
 
 def played(seats: int, seed: int, bots: tuple[str, ...] = ("greedy",), **kw: object) -> Match:

@@ -56,6 +56,12 @@ class LuckSettings:
     policy: str = "greedy"
     seed: int = 0
 
+    @property
+    def tag(self) -> str:
+        """The settings as a file name part, as a decision analysis's are named:
+        `rollouts-400_greedy_seed-0`."""
+        return f"rollouts-{self.rollouts}_{self.policy}_seed-{self.seed}"
+
 
 @dataclass(frozen=True, slots=True)
 class LuckEvent:

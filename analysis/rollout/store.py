@@ -201,13 +201,14 @@ LUCK_SCHEMA = pa.schema(
 def write_luck(root: Path, lucks: Sequence[MatchLuck], settings: LuckSettings) -> list[Path]:
     """Store the luck of each match's chance events: `luck/<match>/<settings>.parquet`, one
     row an event, replacing what the same match and settings held."""
-    tag = f"rollouts-{settings.rollouts}_{settings.policy}_seed-{settings.seed}"
     common = {"rollouts": settings.rollouts, "policy": settings.policy, "seed": settings.seed}
     written = []
     for m in lucks:
         records = [{**e.to_json(), **common} for e in m.events]
         table = pa.Table.from_pylist(records, schema=LUCK_SCHEMA)
-        written.append(_write(root / "luck" / match_dir_name(m.match_id) / f"{tag}.parquet", table))
+        written.append(
+            _write(root / "luck" / match_dir_name(m.match_id) / f"{settings.tag}.parquet", table)
+        )
     return written
 
 
