@@ -39,6 +39,17 @@ def positions(
         match.apply(bots[match.turn].choose(view(match, match.turn)))
 
 
+def decisions(seats: int, seed: int, count: int, variant: str = "american") -> Iterator[Match]:
+    """Positions of a bot match where the seat to play has a choice (copies)."""
+    found = 0
+    for match, seat in positions(seats, variant, seed, ("greedy", "random")):
+        if len(view(match, seat).legal) > 1:
+            yield match.copy()
+            found += 1
+            if found >= count:
+                return
+
+
 def world_of(match: Match, viewer: int) -> World:
     """What the viewer cannot see of the current position: other hands and the boneyard."""
     others = tuple(frozenset(match.hand(s)) for s in range(match.seats) if s != viewer)

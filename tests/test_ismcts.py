@@ -19,18 +19,7 @@ from sniff.playout import KERNEL_AVAILABLE, PlayoutState
 from sniff.rollout import MAX_MILLIS, MAX_ROLLOUTS, BadBudget, NotToPlay
 from sniff.solver import Budget, MoveBounds, NotSolved, solve
 from sniff.view import SeatView
-from tests.sampler_helpers import positions
-
-
-def decisions(seats: int, seed: int, count: int, variant: str = "american") -> Iterator[Match]:
-    """Positions of a bot match where the seat to play has a choice (copies)."""
-    found = 0
-    for match, seat in positions(seats, variant, seed, ("greedy", "random")):
-        if len(view(match, seat).legal) > 1:
-            yield match.copy()
-            found += 1
-            if found >= count:
-                return
+from tests.sampler_helpers import decisions, positions
 
 
 def endgames(count: int) -> Iterator[SeatView]:

@@ -22,19 +22,7 @@ from sniff.rollout import (
 )
 from sniff.rules import value_for_side
 from sniff.sampler import ImpossibleView
-from tests.sampler_helpers import Round, enumerate_positions, positions
-
-
-def decisions(seats: int, seed: int, count: int, variant: str = "american") -> Iterator[Match]:
-    """Positions of a bot match where the seat to play has a choice (copies)."""
-    found = 0
-    for match, seat in positions(seats, variant, seed, ("greedy", "random")):
-        if len(view(match, seat).legal) > 1:
-            yield match.copy()
-            found += 1
-            if found >= count:
-                return
-
+from tests.sampler_helpers import Round, decisions, enumerate_positions, positions
 
 # -- the value of a playout ------------------------------------------------------------
 
