@@ -372,25 +372,38 @@ def _by_deal(played: Sequence[Played]) -> dict[int, list[Played]]:
     return out
 
 
-def bot_values(matches: Sequence[Played], bot: str) -> float | None:
-    """One deal's value for `bot`: its mean net result over the rotations it plays."""
+def bot_values(
+    matches: Sequence[Played], bot: str, net: Callable[[Played, int], float] = Played.net
+) -> float | None:
+    """One deal's value for `bot`: its mean net result over the rotations it plays (`net` of
+    each of its seats: the result itself, or as adjusted, analysis/tournament_luck.py)."""
     per_match = [
-        statistics.fmean(m.net(s) for s, name in enumerate(m.players) if name == bot)
+        statistics.fmean(net(m, s) for s, name in enumerate(m.players) if name == bot)
         for m in matches
         if bot in m.players
     ]
     return statistics.fmean(per_match) if per_match else None
 
 
-def margin_values(matches: Sequence[Played], a: str, b: str) -> float | None:
+def _final_score(match: Played, seat: int) -> float:
+    return match.scores[seat]
+
+
+def margin_values(
+    matches: Sequence[Played],
+    a: str,
+    b: str,
+    score_of: Callable[[Played, int], float] = _final_score,
+) -> float | None:
     """One deal's margin of `a` over `b`: a's side's score minus b's, over the matches where
-    they sit on opposing sides."""
+    they sit on opposing sides (`score_of` a seat: its side's final score, or as adjusted,
+    the same for partners)."""
     margins = []
     for m in matches:
         sides_a = {m.teams[s] for s, name in enumerate(m.players) if name == a}
         sides_b = {m.teams[s] for s, name in enumerate(m.players) if name == b}
         if sides_a and sides_b and not sides_a & sides_b:
-            score = {m.teams[s]: m.scores[s] for s in range(len(m.teams))}
+            score = {m.teams[s]: score_of(m, s) for s in range(len(m.teams))}
             margins.append(
                 statistics.fmean(score[t] for t in sides_a)
                 - statistics.fmean(score[t] for t in sides_b)

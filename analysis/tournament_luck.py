@@ -22,7 +22,15 @@ from typing import Any
 
 from analysis.rollout.luck import LuckSettings, analyse_luck
 from analysis.rollout.source import MatchSpec, spec_from_events
-from analysis.tournament import Played, Settings, _by_deal, _interval_json, mean_interval
+from analysis.tournament import (
+    Played,
+    Settings,
+    _by_deal,
+    _interval_json,
+    bot_values,
+    margin_values,
+    mean_interval,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,34 +77,15 @@ def tournament_luck(
 def _adjusted_bot_value(
     matches: Sequence[Played], bot: str, luck: Mapping[str, Sequence[SeatLuck]]
 ) -> float | None:
-    """As `tournament.bot_values`, each match's net result less the seat's net luck."""
-    per_match = [
-        statistics.fmean(
-            m.net(s) - luck[m.match_id][s].net for s, name in enumerate(m.players) if name == bot
-        )
-        for m in matches
-        if bot in m.players
-    ]
-    return statistics.fmean(per_match) if per_match else None
+    """`tournament.bot_values` of each match's net result less the seat's net luck."""
+    return bot_values(matches, bot, lambda m, s: m.net(s) - luck[m.match_id][s].net)
 
 
 def _adjusted_margin(
     matches: Sequence[Played], a: str, b: str, luck: Mapping[str, Sequence[SeatLuck]]
 ) -> float | None:
-    """As `tournament.margin_values`, less the difference of the two sides' own luck."""
-    margins = []
-    for m in matches:
-        seats_a = [s for s, name in enumerate(m.players) if name == a]
-        seats_b = [s for s, name in enumerate(m.players) if name == b]
-        sides_a = {m.teams[s] for s in seats_a}
-        sides_b = {m.teams[s] for s in seats_b}
-        if sides_a and sides_b and not sides_a & sides_b:
-            own = luck[m.match_id]
-            margins.append(
-                statistics.fmean(m.scores[s] - own[s].own for s in seats_a)
-                - statistics.fmean(m.scores[s] - own[s].own for s in seats_b)
-            )
-    return statistics.fmean(margins) if margins else None
+    """`tournament.margin_values` of each side's score less its own luck."""
+    return margin_values(matches, a, b, lambda m, s: m.scores[s] - luck[m.match_id][s].own)
 
 
 def adjusted_report(
@@ -105,8 +94,6 @@ def adjusted_report(
     """Per bot and per pair: the luck-adjusted mean a deal with its interval, beside the raw
     one's variance, and how many times fewer deals the adjusted figure needs for the same
     interval width (the ratio of the per-deal variances)."""
-    from analysis.tournament import bot_values, margin_values
-
     deals = _by_deal(played)
     keys = sorted(deals)
     bots_out = []
