@@ -72,6 +72,9 @@ def play_stream(
     stop_after: int | None = None,
     timeout: float | None = None,
     seen: dict[str, MatchSeen] | None = None,
+    register: pb.ArenaRegister | None = None,
+    make_bot: Callable[[int | None], Bot] | None = None,
+    metadata: Sequence[tuple[str, str]] | None = None,
 ) -> dict[str, MatchSeen]:
     """Play `seats` over one Play stream until each of their matches is over (the server then
     ends the stream), or until `stop_after` answers were sent (the client then cancels it:
@@ -80,18 +83,25 @@ def play_stream(
 
     Each decision is answered by its seat's bot from the view the decision
     carries; a refused answer raises PlayRefused.
+
+    With `register` (and no seats) the stream is an arena bot's: it plays the
+    seats the arena hands it, each by a bot `make_bot(bot_seed)`, until the
+    server ends it (`metadata` carries the arena key).
     """
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-    opened = pb.PlayOpen()
-    for s in seats:
-        entry = opened.seats.add(match_id=s.match_id, token=s.token)
-        if s.resume_move_count is not None:
-            entry.resume_move_count = s.resume_move_count
-    outbox.put(pb.PlayRequest(open=opened))
+    if register is not None:
+        outbox.put(pb.PlayRequest(register=register))
+    else:
+        opened = pb.PlayOpen()
+        for s in seats:
+            entry = opened.seats.add(match_id=s.match_id, token=s.token)
+            if s.resume_move_count is not None:
+                entry.resume_move_count = s.resume_move_count
+        outbox.put(pb.PlayRequest(open=opened))
     held: dict[SeatKey, StreamSeat] = {}
     seen = {} if seen is None else seen
     answers = 0
-    responses = stub.Play(_requests(outbox), timeout=timeout)
+    responses = stub.Play(_requests(outbox), timeout=timeout, metadata=metadata)
     try:
         for response in responses:
             batch: list[pb.PlayAnswer] = []  # the answers to this message's decisions: one reply
@@ -101,10 +111,13 @@ def play_stream(
                 key = (update.match_id, update.seat)
                 kind = update.WhichOneof("kind")
                 if kind == "opened":  # which seat each token is
-                    held[key] = seats[update.opened.open_index]
+                    held[key] = _held(update, seats, make_bot)
                     seen.setdefault(update.match_id, MatchSeen())
                 if kind == "event":
                     _note(seen, update)
+                    over = update.match_id in seen and seen[update.match_id].end is not None
+                    if register is not None and over:
+                        _forget(seen, held, update.match_id)  # an arena bot plays on and on
                 elif kind == "decision":
                     batch.append(_answer(update, held[key], stub))
                     answers += 1
@@ -123,6 +136,28 @@ def play_stream(
     return seen
 
 
+def _held(
+    update: pb.PlayUpdate,
+    seats: Sequence[StreamSeat],
+    make_bot: Callable[[int | None], Bot] | None,
+) -> StreamSeat:
+    """The seat an `opened` update names: one of `seats`, or one the arena handed (its token
+    given), played by a new bot seeded as the arena says."""
+    opened = update.opened
+    if not opened.token:
+        return seats[opened.open_index]
+    if make_bot is None:
+        raise PlayRefused(f"the arena handed seat {update.seat} of {update.match_id} to no bot")
+    seed = opened.bot_seed if opened.HasField("bot_seed") else None
+    return StreamSeat(update.match_id, opened.token, make_bot(seed))
+
+
+def _forget(seen: dict[str, MatchSeen], held: dict[SeatKey, StreamSeat], match_id: str) -> None:
+    del seen[match_id]
+    for key in [k for k in held if k[0] == match_id]:
+        del held[key]
+
+
 def _send(outbox: queue.Queue[pb.PlayRequest | None], batch: list[pb.PlayAnswer]) -> None:
     """Send a message's answers as one request (`answers`), or one `answer` alone."""
     if len(batch) == 1:
@@ -133,8 +168,10 @@ def _send(outbox: queue.Queue[pb.PlayRequest | None], batch: list[pb.PlayAnswer]
 
 def _note(seen: dict[str, MatchSeen], update: pb.PlayUpdate) -> None:
     """Keep what a match's events say, once each."""
-    match = seen[update.match_id]
+    match = seen.get(update.match_id)
     event = update.event
+    if match is None:
+        return  # an arena bot's match, over and forgotten (its other seat's copy)
     if event.sequence < match.next_sequence:
         return  # sent again after a resume, or sent to another of the client's seats too
     match.next_sequence = event.sequence + 1

@@ -106,3 +106,27 @@ class EntropyAlreadyGiven(ServiceError):
 
 class NotSigning(ServiceError):
     """A call about signed evidence to a service started without a signing key."""
+
+
+class ArenaOff(ServiceError):
+    """An arena call to a service started without an arena key."""
+
+
+class MissingArenaKey(ServiceError):
+    """An arena call that carries no arena key."""
+
+
+class WrongArenaKey(ServiceError):
+    """An arena call that carries a key that is not the arena's."""
+
+
+class BotNameTaken(ServiceError):
+    """A registration under a name the arena holds for another bot."""
+
+
+class BotNotConnected(ServiceError):
+    """A seat handed to a bot the arena has no connected stream for."""
+
+    def __init__(self, bot: str, message: str) -> None:
+        super().__init__(message)
+        self.bot = bot

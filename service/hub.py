@@ -25,7 +25,7 @@ import logging
 import secrets
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -343,9 +343,12 @@ class Hub:
         variant: Variant = AMERICAN,
         round_limit: int | None = None,
         seat_entropy: bool = False,
+        players: Sequence[str] = (),
+        run_id: str = "",
     ) -> Created:
         """A new match with its first round dealt, durable before it is returned; with
         `seat_entropy`, undealt: its first deal waits for every seat's entropy (`contribute`).
+        `players` (a name a seat) and `run_id` are logged with it when given.
 
         Raises LimitReached when `max_live_matches` matches are in play.
         """
@@ -375,12 +378,17 @@ class Hub:
                 )
             self._creating += 1
         try:
-            return self._create(match, seed, deal is not None, seat_entropy)
+            named: dict[str, Any] = {"players": list(players)} if players else {}
+            if run_id:
+                named["run_id"] = run_id
+            return self._create(match, seed, deal is not None, seat_entropy, named)
         finally:
             with self._registry_lock:
                 self._creating -= 1
 
-    def _create(self, match: Match, seed: int, explicit: bool, seat_entropy: bool) -> Created:
+    def _create(
+        self, match: Match, seed: int, explicit: bool, seat_entropy: bool, named: dict[str, Any]
+    ) -> Created:
         seats = match.seats
         match_id = secrets.token_hex(8)
         seat_tokens = tuple(secrets.token_urlsafe(24) for _ in range(seats))
@@ -400,6 +408,7 @@ class Hub:
             round_limit=match.round_limit,
             dealing=DEALING_VERSION,
             **marked,
+            **named,
         )
         first = [] if seat_entropy else [deal_event(live.match_id, 1, live.match, explicit)]
         events = live.seal([created, *first])

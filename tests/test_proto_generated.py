@@ -27,6 +27,8 @@ EXPECTED_RPCS = {
     "GetState": False,
     "WatchMatch": True,
     "Play": True,
+    "ListArenaBots": False,
+    "SeatArenaBots": False,
     "Query": True,
     "ImportMatches": False,
     "StoreSimulated": False,

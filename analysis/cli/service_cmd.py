@@ -40,6 +40,14 @@ from service.defaults import DEFAULT_MAX_LIVE_MATCHES
     "(call metadata x-sniff-house-key).",
 )
 @click.option(
+    "--arena-key-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A file holding the arena key: bots may then register with the arena (Play, call "
+    "metadata x-sniff-arena-key) and be seated by name (sniff tournament --remote); "
+    "without it the arena is off.",
+)
+@click.option(
     "--max-live-matches",
     type=click.IntRange(1, 1_000_000),
     default=DEFAULT_MAX_LIVE_MATCHES,
@@ -66,6 +74,7 @@ def serve(
     port: int,
     sync: bool,
     house_key_file: str | None,
+    arena_key_file: str | None,
     max_live_matches: int,
     tls_cert: str | None,
     tls_key: str | None,
@@ -98,6 +107,12 @@ def serve(
             house_key = read_house_key(house_key_file)
     except (OSError, ValueError) as e:
         raise click.BadParameter(str(e), param_hint="--house-key-file") from None
+    arena_key = None
+    try:
+        if arena_key_file is not None:
+            arena_key = read_house_key(arena_key_file, "arena key")
+    except (OSError, ValueError) as e:
+        raise click.BadParameter(str(e), param_hint="--arena-key-file") from None
     signer = None
     if signing_key_file is not None:
         try:
@@ -117,6 +132,7 @@ def serve(
                 max_live_matches=max_live_matches,
                 tls=tls,
                 signer=signer,
+                arena_key=arena_key,
             )
         )
     except Exception as e:

@@ -114,6 +114,15 @@ def create_match(request: pb.CreateMatchRequest) -> None:
         raise _refuse(
             "round_limit", f"{request.round_limit} is out of range (1 to {ROUND_LIMIT_MAX:,})"
         )
+    if request.players and len(request.players) != request.seat_count:
+        raise _refuse(
+            "players", f"{len(request.players)} names for {request.seat_count} seats (one a seat)"
+        )
+    for i, name in enumerate(request.players):
+        if not 1 <= len(name) <= MAX_NAME_LENGTH:
+            raise _refuse(f"players[{i}]", f"1 to {MAX_NAME_LENGTH} characters, not {len(name)}")
+    if len(request.run_id) > MAX_NAME_LENGTH:
+        raise _refuse("run_id", f"longer than {MAX_NAME_LENGTH} characters")
 
 
 def variant(value: int, field: str = "variant") -> None:
@@ -367,3 +376,33 @@ def solve(request: pb.SolveRequest) -> None:
     if request.turn >= seats:
         raise _refuse("turn", f"{request.turn} is not a seat of a {seats}-seat match")
     solve_budget(request.budget)
+
+
+MAX_NAME_LENGTH: Final = 64
+"""A player's name, a run id, an arena bot's name."""
+BOT_NAME: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""An arena bot's name: it is logged as a player and shown in reports, so plain."""
+MAX_ARENA_SEATS: Final = 256
+
+
+def bot_name(value: str, field: str) -> None:
+    if not BOT_NAME.fullmatch(value):
+        raise _refuse(field, f"{value[:80]!r}: 1 to 64 letters, digits, '.', '_' or '-'")
+
+
+def arena_register(request: pb.ArenaRegister) -> None:
+    bot_name(request.name, "register.name")
+    if request.HasField("resume_secret"):
+        token(request.resume_secret, "register.resume_secret")
+
+
+def seat_arena_bots(request: pb.SeatArenaBotsRequest) -> None:
+    count = len(request.seats)
+    if not 1 <= count <= MAX_ARENA_SEATS:
+        raise _refuse("seats", f"{count} seats (1 to {MAX_ARENA_SEATS})")
+    for i, s in enumerate(request.seats):
+        match_id(s.match_id, f"seats[{i}].match_id")
+        token(s.token, f"seats[{i}].token")
+        bot_name(s.bot, f"seats[{i}].bot")
+        if s.HasField("bot_seed") and s.bot_seed > MAX_SEED:
+            raise _refuse(f"seats[{i}].bot_seed", f"{s.bot_seed} is out of range (0 to 2^64-1)")

@@ -38,6 +38,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from service.arena import Arena, HandedSeat
 from service.errors import BadArgument, Forbidden, LimitReached, ServiceStopping, StaleMoveCount
 from service.hub import OBSERVER, Hub, LiveMatch, Pending
 from service.rpc import bounds, convert
@@ -76,13 +77,23 @@ class _Seat:
     start: int
     index: int
     """The seat's position in PlayOpen.seats."""
+    handed: bool = False
+    """Handed by the arena: its opened update carries its token and bot seed."""
+    bot_seed: int | None = None
 
 
 class PlayStreams:
     """The open Play streams of one service, counted on the event loop (so without a lock)."""
 
-    def __init__(self, hub: Hub, blocking: Blocking, queue_limit: int = PLAY_QUEUE) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        blocking: Blocking,
+        queue_limit: int = PLAY_QUEUE,
+        arena: Arena | None = None,
+    ) -> None:
         self._hub = hub
+        self.arena = arena or Arena(None)
         self._blocking = blocking
         self.queue_limit = queue_limit
         self.total = 0
@@ -96,12 +107,20 @@ class PlayStreams:
         for session in tuple(self._sessions):
             session.fail(_stopping())
 
-    async def play(self, requests: AsyncIterator[pb.PlayRequest], write: Writer) -> None:
-        """One stream: its first message opens it, then updates go out (`write`) and answers
-        come in."""
+    async def play(
+        self,
+        requests: AsyncIterator[pb.PlayRequest],
+        write: Writer,
+        arena_key: bytes | None = None,
+    ) -> None:
+        """One stream: its first message opens it (or registers a bot with the arena, which
+        sent `arena_key`), then updates go out (`write`) and answers come in."""
         if self._closing:
             raise _stopping()
         first = await anext(requests, None)
+        if first is not None and first.WhichOneof("kind") == "register":
+            await self._registered(first.register, requests, write, arena_key)
+            return
         if first is None or first.WhichOneof("kind") != "open":
             raise BadArgument("open", "open: the first message of a Play stream opens it")
         bounds.play_open(first.open)
@@ -120,6 +139,33 @@ class PlayStreams:
                 await session.run(requests, write)
             finally:
                 self._sessions.discard(session)
+
+    async def _registered(
+        self,
+        register: pb.ArenaRegister,
+        requests: AsyncIterator[pb.PlayRequest],
+        write: Writer,
+        arena_key: bytes | None,
+    ) -> None:
+        """A bot's stream: it plays the seats the arena hands it until it ends."""
+        self.arena.check_key(arena_key)
+        bounds.arena_register(register)
+        secret = register.resume_secret if register.HasField("resume_secret") else None
+        with self._hold([]):
+            session = _Session(self._hub, self._blocking, [], self.queue_limit, open_ended=True)
+            kept, held = self.arena.register(register.name, secret, session)
+            try:
+                registered = pb.ArenaRegistered(name=register.name, resume_secret=kept)
+                session.put(pb.PlayUpdate(registered=registered))
+                for s in held:
+                    session.hand(s)
+                self._sessions.add(session)
+                if self._closing:
+                    session.fail(_stopping())
+                await session.run(requests, write)
+            finally:
+                self._sessions.discard(session)
+                self.arena.release(register.name, session)
 
     def _take(self, index: int, s: pb.PlaySeat) -> _Seat:
         """Check one seat's token (in the hub's pool: a finished match may load from the log)."""
@@ -174,8 +220,18 @@ def _resume_index(live: LiveMatch, move_count: int, index: int) -> int:
 class _Session:
     """One Play stream: its followers, its reader, and the updates waiting for the writer."""
 
-    def __init__(self, hub: Hub, blocking: Blocking, seats: list[_Seat], queue_limit: int) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        blocking: Blocking,
+        seats: list[_Seat],
+        queue_limit: int,
+        open_ended: bool = False,
+    ) -> None:
         self._hub = hub
+        self._open_ended = open_ended
+        """An arena bot's stream: it goes on with no seat, until the client closes it."""
+        self._done = False
         self._blocking = blocking
         self._seats = {(s.live.match_id, s.seat): s for s in seats}
         self._queue: deque[pb.PlayUpdate] = deque()
@@ -224,11 +280,13 @@ class _Session:
                     self._queue.clear()
                     await self._write(write, pb.PlayResponse(updates=updates))
                     continue
-                if self._answering == 0 and (self._followers == 0 or not self._reading):
+                idle = self._followers == 0 and not self._open_ended
+                if self._answering == 0 and (idle or not self._reading):
                     return
                 self._ready.clear()
                 await self._ready.wait()
         finally:
+            self._done = True
             for task in self._tasks:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -255,6 +313,25 @@ class _Session:
             self._failure = exc
         self._failed.set()
         self._ready.set()
+
+    def hand(self, seat: HandedSeat) -> None:
+        """Play a seat the arena hands this stream (an arena bot's), from its next event."""
+        key = seat.key
+        if self._done or key in self._seats:
+            return
+        live = seat.live
+        s = _Seat(live, seat.seat, seat.token, len(live.events), 0, True, seat.bot_seed)
+        self._seats[key] = s
+        self._followers += 1
+        self._spawn(functools.partial(self._follow, s))
+
+    def replaced(self, exc: Exception) -> None:
+        """The arena gave this stream's bot to a newer stream: end this one with `exc`."""
+        self.fail(exc)
+
+    def put(self, update: pb.PlayUpdate) -> None:
+        """Queue an update for the client (the arena's `registered`)."""
+        self._put(update)
 
     def _put(self, update: pb.PlayUpdate) -> None:
         if len(self._queue) >= self._queue_limit:
@@ -306,6 +383,10 @@ class _Session:
             opened = pb.PlayOpened(
                 move_count=known[-1].move_count if known else 0, open_index=s.index
             )
+            if s.handed:
+                opened.token = s.token
+                if s.bot_seed is not None:
+                    opened.bot_seed = s.bot_seed
             self._put(pb.PlayUpdate(match_id=match_id, seat=s.seat, opened=opened))
             next_seq = s.start
             sent: tuple[int, int | None] | None = None
@@ -326,6 +407,14 @@ class _Session:
             self._hub.unlisten(live, notify)
             del self._wakes[key]
             self._followers -= 1
+            if s.handed:  # an arena bot's stream plays on: forget the match
+                self._seats.pop(key, None)
+                self._prepared.pop(key, None)
+                if not any(k[0] == match_id for k in self._seats):
+                    self._public.pop(match_id, None)
+                    lock = self._match_locks.get(match_id)
+                    if lock is not None and not lock.locked():
+                        del self._match_locks[match_id]
             self._ready.set()
 
     async def _pending(self, s: _Seat) -> Pending | None:

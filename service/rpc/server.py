@@ -55,13 +55,14 @@ class Tls:
         return cls(Path(cert_file).read_bytes(), Path(key_file).read_bytes())
 
 
-def read_house_key(path: str | Path) -> bytes:
-    """The house key in a file (surrounding whitespace dropped); ValueError if unusable."""
+def read_house_key(path: str | Path, what: str = "house key") -> bytes:
+    """The house key (or arena key) in a file (surrounding whitespace dropped); ValueError if
+    unusable."""
     key = Path(path).read_bytes().strip()
     if not key:
-        raise ValueError(f"the house key file {path} is empty")
+        raise ValueError(f"the {what} file {path} is empty")
     if len(key) > MAX_TOKEN_LENGTH:
-        raise ValueError(f"the house key in {path} is longer than {MAX_TOKEN_LENGTH} bytes")
+        raise ValueError(f"the {what} in {path} is longer than {MAX_TOKEN_LENGTH} bytes")
     return key
 
 
@@ -114,6 +115,7 @@ def create_server(
     max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES,
     tls: Tls | None = None,
     event_log: EventLog | None = None,
+    arena_key: bytes | None = None,
     hub_threads: int = HUB_THREADS,
     signer: SigningKey | None = None,
 ) -> Running:
@@ -140,7 +142,7 @@ def create_server(
         query_token = secrets.token_urlsafe(24)
         try:
             server, servicer, checker, port = asyncio.run_coroutine_threadsafe(
-                _start(address, hub, pool, query_token, house_key, tls), loop
+                _start(address, hub, pool, query_token, house_key, tls, arena_key), loop
             ).result()
         except BaseException:
             loop.call_soon_threadsafe(loop.stop)
@@ -171,9 +173,10 @@ async def _start(
     query_token: str,
     house_key: bytes | None,
     tls: Tls | None,
+    arena_key: bytes | None = None,
 ) -> tuple[grpc.aio.Server, SniffServicer, Any, int]:
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    servicer = SniffServicer(hub, query_token, pool=pool, house_key=house_key)
+    servicer = SniffServicer(hub, query_token, pool=pool, house_key=house_key, arena_key=arena_key)
     decoding.add_to_server(servicer, server)
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
@@ -207,6 +210,7 @@ def serve(
     tls: Tls | None = None,
     event_log: EventLog | None = None,
     signer: SigningKey | None = None,
+    arena_key: bytes | None = None,
 ) -> int:
     """Serve until SIGTERM or SIGINT; then drain in-flight calls, flush the log and return 0."""
     running = create_server(
@@ -218,6 +222,7 @@ def serve(
         tls=tls,
         event_log=event_log,
         signer=signer,
+        arena_key=arena_key,
     )
     stop = threading.Event()
 
@@ -230,6 +235,8 @@ def serve(
     secure = ", TLS" if tls is not None else ""
     if signer is not None:
         secure += f", signing as log {signer.log_id}"
+    if arena_key is not None:
+        secure += ", arena on"
     print(f"sniff: serving on {running.address}, event log {where}{secure}", flush=True)
     if ready is not None:
         ready.set()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hmac
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, ParamSpec, TypeVar
@@ -22,6 +23,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 import grpc.aio
 
 from service.analyses import AnalysisPool, analyse_position, analyse_view, solve_position
+from service.arena import ARENA_KEY_HEADER, Arena, HandedSeat
 from service.errors import (
     BadArgument,
     Forbidden,
@@ -30,7 +32,7 @@ from service.errors import (
     ServiceStopping,
     WrongHouseKey,
 )
-from service.hub import Hub
+from service.hub import OBSERVER, Hub
 from service.rpc import bounds, convert
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
@@ -60,6 +62,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         *,
         pool: ThreadPoolExecutor,
         house_key: bytes | None = None,
+        arena_key: bytes | None = None,
     ) -> None:
         self.hub = hub
         self._query_token = query_token
@@ -67,7 +70,8 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         self._pool = pool
         self.queries = QueryStreams(hub.log)
         self.streams = WatchStreams(hub)
-        self.plays = PlayStreams(hub, self._blocking)
+        self.arena = Arena(arena_key)
+        self.plays = PlayStreams(hub, self._blocking, arena=self.arena)
         self._analyses = AnalysisPool()
         self._closing = False
 
@@ -90,6 +94,14 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
         key = value.encode() if isinstance(value, str) else bytes(value)
         if not hmac.compare_digest(key, self._house_key):
             raise WrongHouseKey("the house key is not this service's")
+
+    @staticmethod
+    def _sent_arena_key(context: Context) -> bytes | None:
+        sent = [v for k, v in context.invocation_metadata() or () if k == ARENA_KEY_HEADER]
+        if not sent:
+            return None
+        value = sent[-1]
+        return value.encode() if isinstance(value, str) else bytes(value)
 
     def _check_query_token(self, token: str, what: str) -> None:
         if not token:
@@ -127,6 +139,8 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             variant=convert.variant_from_pb(request.variant),
             round_limit=request.round_limit if request.HasField("round_limit") else None,
             seat_entropy=request.seat_entropy,
+            players=tuple(request.players),
+            run_id=request.run_id,
         )
         return convert.create_response(created)
 
@@ -269,7 +283,39 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
     async def Play(self, requests: AsyncIterator[pb.PlayRequest], context: Context) -> None:
         # It writes itself (no generator), so that a stream that fails while a write waits
         # for a client that does not read can give the write up (play_stream.py).
-        await self.plays.play(requests, context.write)
+        await self.plays.play(requests, context.write, self._sent_arena_key(context))
+
+    # -- the arena --
+
+    @unary
+    async def ListArenaBots(
+        self, request: pb.ListArenaBotsRequest, context: Context
+    ) -> pb.ListArenaBotsResponse:
+        self.arena.check_key(self._sent_arena_key(context))
+        return pb.ListArenaBotsResponse(
+            bots=[
+                pb.ArenaBot(name=b.name, seats_in_play=b.seats_in_play, seats_handed=b.seats_handed)
+                for b in self.arena.bots()
+            ]
+        )
+
+    @unary
+    async def SeatArenaBots(
+        self, request: pb.SeatArenaBotsRequest, context: Context
+    ) -> pb.SeatArenaBotsResponse:
+        self.arena.check_key(self._sent_arena_key(context))
+        bounds.seat_arena_bots(request)
+        named = Counter((s.match_id, s.token) for s in request.seats)
+        if any(n > 1 for n in named.values()):
+            raise BadArgument("seats", "seats: a seat is named twice")
+        handed = []
+        for i, s in enumerate(request.seats):
+            live, role = await self._blocking(self.hub.authorize, s.match_id, s.token)
+            if role == OBSERVER:
+                raise Forbidden(f"seats[{i}]: the observer token cannot play: hand a seat token")
+            seed = s.bot_seed if s.HasField("bot_seed") else None
+            handed.append((s.bot, HandedSeat(live, role, s.token, seed)))
+        return pb.SeatArenaBotsResponse(handed_seats=self.arena.seat(handed))
 
     @unary
     async def ImportMatches(

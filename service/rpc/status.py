@@ -24,14 +24,18 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from service.errors import (
+    ArenaOff,
     AwaitingEntropy,
     BadArgument,
     BadPlacement,
+    BotNameTaken,
+    BotNotConnected,
     EntropyAlreadyGiven,
     EntropyNotWanted,
     Forbidden,
     LimitReached,
     MatchNotFound,
+    MissingArenaKey,
     MissingHouseKey,
     MissingToken,
     NotSigning,
@@ -39,6 +43,7 @@ from service.errors import (
     ServiceStopping,
     StaleMoveCount,
     UndecodableRequest,
+    WrongArenaKey,
     WrongHouseKey,
 )
 from service.rpc.decoding import Undecodable
@@ -117,6 +122,16 @@ def _classify(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_HOUSE_KEY"
     if isinstance(exc, ServiceStopping):
         return grpc.StatusCode.UNAVAILABLE, "ERROR_REASON_UNSPECIFIED"
+    if isinstance(exc, ArenaOff):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_ARENA_OFF"
+    if isinstance(exc, MissingArenaKey):
+        return grpc.StatusCode.UNAUTHENTICATED, "ERROR_REASON_BAD_ARENA_KEY"
+    if isinstance(exc, WrongArenaKey):
+        return grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_ARENA_KEY"
+    if isinstance(exc, BotNameTaken):
+        return grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_BOT_NAME_TAKEN"
+    if isinstance(exc, BotNotConnected):
+        return grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_BOT_NOT_CONNECTED"
     if isinstance(exc, StorageError):
         if disk_full(exc):
             return grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_STORAGE_FULL"
@@ -175,6 +190,8 @@ def refusal(exc: Exception) -> tuple[grpc.StatusCode, error_details_pb2.ErrorInf
         info.metadata["limit"] = "query_seconds"
     if isinstance(exc, AwaitingEntropy):
         info.metadata["missing_seats"] = ",".join(str(s) for s in exc.missing)
+    if isinstance(exc, BotNotConnected):
+        info.metadata["bot"] = exc.bot
     return code, info, _message(exc)
 
 
@@ -212,6 +229,11 @@ KNOWN_ERRORS: tuple[type[Exception], ...] = (
     NotationError,
     BadDeal,
     IllegalMove,
+    ArenaOff,
+    MissingArenaKey,
+    WrongArenaKey,
+    BotNameTaken,
+    BotNotConnected,
 )
 
 

@@ -28,6 +28,10 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_BAD_ORIENTATION: _ClassVar[ErrorReason]
     ERROR_REASON_AWAITING_ENTROPY: _ClassVar[ErrorReason]
     ERROR_REASON_ENTROPY_ALREADY_GIVEN: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_ARENA_KEY: _ClassVar[ErrorReason]
+    ERROR_REASON_ARENA_OFF: _ClassVar[ErrorReason]
+    ERROR_REASON_BOT_NAME_TAKEN: _ClassVar[ErrorReason]
+    ERROR_REASON_BOT_NOT_CONNECTED: _ClassVar[ErrorReason]
 
 class Variant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -96,6 +100,10 @@ ERROR_REASON_STORAGE_UNAVAILABLE: ErrorReason
 ERROR_REASON_BAD_ORIENTATION: ErrorReason
 ERROR_REASON_AWAITING_ENTROPY: ErrorReason
 ERROR_REASON_ENTROPY_ALREADY_GIVEN: ErrorReason
+ERROR_REASON_BAD_ARENA_KEY: ErrorReason
+ERROR_REASON_ARENA_OFF: ErrorReason
+ERROR_REASON_BOT_NAME_TAKEN: ErrorReason
+ERROR_REASON_BOT_NOT_CONNECTED: ErrorReason
 VARIANT_UNSPECIFIED: Variant
 VARIANT_AMERICAN: Variant
 VARIANT_STUBBY: Variant
@@ -272,7 +280,7 @@ class Reveal(_message.Message):
     def __init__(self, seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., chain_secret: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit", "seat_entropy")
+    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit", "seat_entropy", "players", "run_id")
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
@@ -280,6 +288,8 @@ class CreateMatchRequest(_message.Message):
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
     target: int
     seed: int
@@ -287,7 +297,9 @@ class CreateMatchRequest(_message.Message):
     variant: Variant
     round_limit: int
     seat_entropy: bool
-    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seat_entropy: _Optional[bool] = ...) -> None: ...
+    players: _containers.RepeatedScalarFieldContainer[str]
+    run_id: str
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seat_entropy: _Optional[bool] = ..., players: _Optional[_Iterable[str]] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit", "seed_commitment")
@@ -570,14 +582,76 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ...) -> None: ...
 
 class PlayRequest(_message.Message):
-    __slots__ = ("open", "answer", "answers")
+    __slots__ = ("open", "answer", "answers", "register")
     OPEN_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    REGISTER_FIELD_NUMBER: _ClassVar[int]
     open: PlayOpen
     answer: PlayAnswer
     answers: PlayAnswers
-    def __init__(self, open: _Optional[_Union[PlayOpen, _Mapping]] = ..., answer: _Optional[_Union[PlayAnswer, _Mapping]] = ..., answers: _Optional[_Union[PlayAnswers, _Mapping]] = ...) -> None: ...
+    register: ArenaRegister
+    def __init__(self, open: _Optional[_Union[PlayOpen, _Mapping]] = ..., answer: _Optional[_Union[PlayAnswer, _Mapping]] = ..., answers: _Optional[_Union[PlayAnswers, _Mapping]] = ..., register: _Optional[_Union[ArenaRegister, _Mapping]] = ...) -> None: ...
+
+class ArenaRegister(_message.Message):
+    __slots__ = ("name", "resume_secret")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    resume_secret: str
+    def __init__(self, name: _Optional[str] = ..., resume_secret: _Optional[str] = ...) -> None: ...
+
+class ArenaRegistered(_message.Message):
+    __slots__ = ("name", "resume_secret")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    resume_secret: str
+    def __init__(self, name: _Optional[str] = ..., resume_secret: _Optional[str] = ...) -> None: ...
+
+class ListArenaBotsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListArenaBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[ArenaBot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[ArenaBot, _Mapping]]] = ...) -> None: ...
+
+class ArenaBot(_message.Message):
+    __slots__ = ("name", "seats_in_play", "seats_handed")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SEATS_IN_PLAY_FIELD_NUMBER: _ClassVar[int]
+    SEATS_HANDED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    seats_in_play: int
+    seats_handed: int
+    def __init__(self, name: _Optional[str] = ..., seats_in_play: _Optional[int] = ..., seats_handed: _Optional[int] = ...) -> None: ...
+
+class SeatArenaBotsRequest(_message.Message):
+    __slots__ = ("seats",)
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[ArenaSeat]
+    def __init__(self, seats: _Optional[_Iterable[_Union[ArenaSeat, _Mapping]]] = ...) -> None: ...
+
+class ArenaSeat(_message.Message):
+    __slots__ = ("match_id", "token", "bot", "bot_seed")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    token: str
+    bot: str
+    bot_seed: int
+    def __init__(self, match_id: _Optional[str] = ..., token: _Optional[str] = ..., bot: _Optional[str] = ..., bot_seed: _Optional[int] = ...) -> None: ...
+
+class SeatArenaBotsResponse(_message.Message):
+    __slots__ = ("handed_seats",)
+    HANDED_SEATS_FIELD_NUMBER: _ClassVar[int]
+    handed_seats: int
+    def __init__(self, handed_seats: _Optional[int] = ...) -> None: ...
 
 class PlayAnswers(_message.Message):
     __slots__ = ("answers",)
@@ -630,7 +704,7 @@ class PlayResponse(_message.Message):
     def __init__(self, updates: _Optional[_Iterable[_Union[PlayUpdate, _Mapping]]] = ...) -> None: ...
 
 class PlayUpdate(_message.Message):
-    __slots__ = ("match_id", "seat", "opened", "event", "decision", "answered", "error")
+    __slots__ = ("match_id", "seat", "opened", "event", "decision", "answered", "error", "registered")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     OPENED_FIELD_NUMBER: _ClassVar[int]
@@ -638,6 +712,7 @@ class PlayUpdate(_message.Message):
     DECISION_FIELD_NUMBER: _ClassVar[int]
     ANSWERED_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     opened: PlayOpened
@@ -645,15 +720,20 @@ class PlayUpdate(_message.Message):
     decision: PlayDecision
     answered: PlayAnswered
     error: PlayError
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., opened: _Optional[_Union[PlayOpened, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., decision: _Optional[_Union[PlayDecision, _Mapping]] = ..., answered: _Optional[_Union[PlayAnswered, _Mapping]] = ..., error: _Optional[_Union[PlayError, _Mapping]] = ...) -> None: ...
+    registered: ArenaRegistered
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., opened: _Optional[_Union[PlayOpened, _Mapping]] = ..., event: _Optional[_Union[MatchEvent, _Mapping]] = ..., decision: _Optional[_Union[PlayDecision, _Mapping]] = ..., answered: _Optional[_Union[PlayAnswered, _Mapping]] = ..., error: _Optional[_Union[PlayError, _Mapping]] = ..., registered: _Optional[_Union[ArenaRegistered, _Mapping]] = ...) -> None: ...
 
 class PlayOpened(_message.Message):
-    __slots__ = ("move_count", "open_index")
+    __slots__ = ("move_count", "open_index", "token", "bot_seed")
     MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
     OPEN_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
     move_count: int
     open_index: int
-    def __init__(self, move_count: _Optional[int] = ..., open_index: _Optional[int] = ...) -> None: ...
+    token: str
+    bot_seed: int
+    def __init__(self, move_count: _Optional[int] = ..., open_index: _Optional[int] = ..., token: _Optional[str] = ..., bot_seed: _Optional[int] = ...) -> None: ...
 
 class PlayDecision(_message.Message):
     __slots__ = ("move_count", "move", "deal")

@@ -86,6 +86,16 @@ class SniffServiceStub:
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.PlayRequest.SerializeToString,
                 response_deserializer=sniff_dot_v1_dot_sniff__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.ListArenaBots = channel.unary_unary(
+                '/sniff.v1.SniffService/ListArenaBots',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.ListArenaBotsRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.ListArenaBotsResponse.FromString,
+                _registered_method=True)
+        self.SeatArenaBots = channel.unary_unary(
+                '/sniff.v1.SniffService/SeatArenaBots',
+                request_serializer=sniff_dot_v1_dot_sniff__pb2.SeatArenaBotsRequest.SerializeToString,
+                response_deserializer=sniff_dot_v1_dot_sniff__pb2.SeatArenaBotsResponse.FromString,
+                _registered_method=True)
         self.Query = channel.unary_stream(
                 '/sniff.v1.SniffService/Query',
                 request_serializer=sniff_dot_v1_dot_sniff__pb2.QueryRequest.SerializeToString,
@@ -306,6 +316,34 @@ class SniffServiceServicer:
         new one with `resume_move_count`. The stream ends with OK once every
         match it plays is over and its MatchEnded event is sent, or once the
         client has closed its side and every answer it sent is answered.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListArenaBots(self, request, context):
+        """The arena (docs/service.md, "The arena"). Lists the bots registered with
+        the arena and connected now. Needs the arena key (call metadata
+        `x-sniff-arena-key`): without it UNAUTHENTICATED, another key
+        PERMISSION_DENIED (ERROR_REASON_BAD_ARENA_KEY); a service started
+        without an arena key refuses every arena call with FAILED_PRECONDITION
+        (ERROR_REASON_ARENA_OFF).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SeatArenaBots(self, request, context):
+        """Hands seats of matches to bots registered with the arena: each seat
+        goes to the Play stream its bot registered on, which then plays it as
+        if it had opened it (a `PlayOpened` carrying the seat's token and its
+        bot seed, then its events and decisions). A seat the bot already holds
+        is left as it is. Needs the arena key (as ListArenaBots). All or
+        nothing: a bot that is not connected (FAILED_PRECONDITION,
+        ERROR_REASON_BOT_NOT_CONNECTED, ErrorInfo metadata `bot` naming it), an
+        unknown match (NOT_FOUND), a token that is no seat's (UNAUTHENTICATED,
+        or PERMISSION_DENIED for the observer token) or a field out of bounds
+        (INVALID_ARGUMENT) hands no seat at all.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -549,6 +587,16 @@ def add_SniffServiceServicer_to_server(servicer, server):
                     servicer.Play,
                     request_deserializer=sniff_dot_v1_dot_sniff__pb2.PlayRequest.FromString,
                     response_serializer=sniff_dot_v1_dot_sniff__pb2.PlayResponse.SerializeToString,
+            ),
+            'ListArenaBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListArenaBots,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.ListArenaBotsRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.ListArenaBotsResponse.SerializeToString,
+            ),
+            'SeatArenaBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.SeatArenaBots,
+                    request_deserializer=sniff_dot_v1_dot_sniff__pb2.SeatArenaBotsRequest.FromString,
+                    response_serializer=sniff_dot_v1_dot_sniff__pb2.SeatArenaBotsResponse.SerializeToString,
             ),
             'Query': grpc.unary_stream_rpc_method_handler(
                     servicer.Query,
@@ -868,6 +916,60 @@ class SniffService:
             '/sniff.v1.SniffService/Play',
             sniff_dot_v1_dot_sniff__pb2.PlayRequest.SerializeToString,
             sniff_dot_v1_dot_sniff__pb2.PlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListArenaBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/ListArenaBots',
+            sniff_dot_v1_dot_sniff__pb2.ListArenaBotsRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.ListArenaBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SeatArenaBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sniff.v1.SniffService/SeatArenaBots',
+            sniff_dot_v1_dot_sniff__pb2.SeatArenaBotsRequest.SerializeToString,
+            sniff_dot_v1_dot_sniff__pb2.SeatArenaBotsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,173 @@
+"""The arena: bots register by name on a Play stream and play the seats they are handed.
+
+A real server on 127.0.0.1 (`serving`) with an arena key; the bots are the
+sample arena bot (analysis/arena_bot.py) in threads of this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from analysis.arena_bot import ArenaBotState, bot_factory, run_arena_bot
+from analysis.remote_play import play_stream
+from service.arena import ARENA_KEY_HEADER
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from tests.helpers import HANG, wait_until
+from tests.service_helpers import RPC_TIMEOUT, Service, assert_refused, query, serving
+
+KEY = "arena-key-for-tests"
+ARENA = [(ARENA_KEY_HEADER, KEY)]
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[Service]:
+    with serving(tmp_path / "events.duckdb", sync=False, arena_key=KEY.encode()) as service:
+        yield service
+
+
+@contextlib.contextmanager
+def arena_bots(svc: Service, bots: dict[str, str]) -> Iterator[dict[str, ArenaBotState]]:
+    """Bots named as the keys, of the kinds the values name, registered and playing until the
+    block ends."""
+    stop = threading.Event()
+    states = {name: ArenaBotState(name) for name in bots}
+    threads = [
+        threading.Thread(
+            target=run_arena_bot,
+            args=(svc.address, name, bot_factory(kind), KEY),
+            kwargs={"stop": stop, "state": states[name]},
+            daemon=True,
+        )
+        for name, kind in bots.items()
+    ]
+    for t in threads:
+        t.start()
+    try:
+        for state in states.values():
+            assert state.registered.wait(HANG), f"{state.name} did not register: {state.errors}"
+        yield states
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(HANG)
+
+
+def listed(svc: Service) -> dict[str, pb.ArenaBot]:
+    reply = svc.stub.ListArenaBots(pb.ListArenaBotsRequest(), metadata=ARENA, timeout=RPC_TIMEOUT)
+    return {b.name: b for b in reply.bots}
+
+
+def register_error(svc: Service, name: str, metadata: list[tuple[str, str]]) -> grpc.RpcError:
+    try:
+        play_stream(svc.stub, [], register=pb.ArenaRegister(name=name), metadata=metadata)
+    except grpc.RpcError as exc:
+        return exc
+    raise AssertionError("the registration should have been refused")
+
+
+def test_a_registered_bot_is_listed_and_a_second_one_under_its_name_is_refused(
+    svc: Service,
+) -> None:
+    with arena_bots(svc, {"alice": "greedy"}):
+        assert list(listed(svc)) == ["alice"]
+        exc = register_error(svc, "alice", ARENA)
+        assert_refused(exc, grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_BOT_NAME_TAKEN")
+        assert list(listed(svc)) == ["alice"]
+    wait_until(lambda: not listed(svc), "the bot's name freed once it left")
+
+
+def test_a_wrong_or_missing_arena_key_registers_nothing(svc: Service) -> None:
+    wrong = register_error(svc, "mallory", [(ARENA_KEY_HEADER, "not-the-key")])
+    assert_refused(wrong, grpc.StatusCode.PERMISSION_DENIED, "ERROR_REASON_BAD_ARENA_KEY")
+    missing = register_error(svc, "mallory", [])
+    assert_refused(missing, grpc.StatusCode.UNAUTHENTICATED, "ERROR_REASON_BAD_ARENA_KEY")
+    assert listed(svc) == {}
+
+
+def test_a_service_without_an_arena_key_refuses_registration(tmp_path: Path) -> None:
+    with serving(tmp_path / "events.duckdb", sync=False) as plain:
+        exc = register_error(plain, "alice", ARENA)
+        assert_refused(exc, grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_ARENA_OFF")
+
+
+def test_a_flood_of_registrations_beyond_the_limit_is_refused_and_the_arena_plays_on(
+    svc: Service,
+) -> None:
+    svc.running.servicer.arena.max_bots = 2
+    with arena_bots(svc, {"alice": "greedy", "bob": "random"}):
+        for i in range(5):
+            exc = register_error(svc, f"flood{i}", ARENA)
+            assert_refused(exc, grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_LIMIT_REACHED")
+        assert sorted(listed(svc)) == ["alice", "bob"]
+        match_id = seat_match(svc, ["alice", "bob"], seed=5)
+        wait_over(svc, match_id)
+
+
+def seat_match(svc: Service, players: list[str], seed: int) -> str:
+    """A match whose every seat is the named arena bot's; its id."""
+    created = svc.stub.CreateMatch(
+        pb.CreateMatchRequest(
+            seat_count=len(players), seed=seed, round_limit=1, players=players, run_id="arena-test"
+        ),
+        timeout=RPC_TIMEOUT,
+    )
+    seats = [
+        pb.ArenaSeat(match_id=created.match_id, token=token, bot=name, bot_seed=seed * 4 + i)
+        for i, (name, token) in enumerate(zip(players, created.seat_tokens, strict=True))
+    ]
+    reply = svc.stub.SeatArenaBots(
+        pb.SeatArenaBotsRequest(seats=seats), metadata=ARENA, timeout=RPC_TIMEOUT
+    )
+    assert reply.handed_seats == len(players)
+    return str(created.match_id)
+
+
+def wait_over(svc: Service, match_id: str) -> None:
+    """Wait until the log holds the match's end."""
+    sql = "SELECT count(*) AS n FROM events WHERE match_id = ? AND kind = 'match_ended'"
+    wait_until(
+        lambda: query(svc.stub, sql, match_id).column("n")[0].as_py() == 1,
+        f"match {match_id} over",
+    )
+
+
+def test_seats_handed_to_arena_bots_are_played_to_the_end_and_logged_with_their_names(
+    svc: Service,
+) -> None:
+    with arena_bots(svc, {"alice": "greedy", "bob": "random"}):
+        first = seat_match(svc, ["alice", "bob"], seed=11)
+        second = seat_match(svc, ["bob", "alice"], seed=12)
+        wait_over(svc, first)
+        wait_over(svc, second)
+        bots = listed(svc)
+        assert bots["alice"].seats_handed == bots["bob"].seats_handed == 2
+    sql = "SELECT match_id, players, run_id FROM matches ORDER BY match_id"
+    rows = {r["match_id"]: r for r in query(svc.stub, sql).to_pylist()}
+    assert rows[first]["players"] == ["alice", "bob"]
+    assert rows[second]["players"] == ["bob", "alice"]
+    assert rows[first]["run_id"] == "arena-test"
+
+
+def test_a_seat_handed_to_a_bot_not_connected_hands_nothing(svc: Service) -> None:
+    created = svc.stub.CreateMatch(pb.CreateMatchRequest(seat_count=2), timeout=RPC_TIMEOUT)
+    with arena_bots(svc, {"alice": "greedy"}):
+        seats = [
+            pb.ArenaSeat(match_id=created.match_id, token=created.seat_tokens[0], bot="alice"),
+            pb.ArenaSeat(match_id=created.match_id, token=created.seat_tokens[1], bot="carol"),
+        ]
+        try:
+            svc.stub.SeatArenaBots(
+                pb.SeatArenaBotsRequest(seats=seats), metadata=ARENA, timeout=RPC_TIMEOUT
+            )
+        except grpc.RpcError as exc:
+            code = grpc.StatusCode.FAILED_PRECONDITION
+            assert_refused(exc, code, "ERROR_REASON_BOT_NOT_CONNECTED", "carol")
+        else:
+            raise AssertionError("seating a bot not connected should fail")
+        assert listed(svc)["alice"].seats_handed == 0
