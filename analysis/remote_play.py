@@ -114,7 +114,7 @@ def play_stream(
                     held[key] = _held(update, seats, make_bot)
                     seen.setdefault(update.match_id, MatchSeen())
                 if kind == "event":
-                    _note(seen, update)
+                    note_event(seen, update)
                     over = update.match_id in seen and seen[update.match_id].end is not None
                     if register is not None and over:
                         _forget(seen, held, update.match_id)  # an arena bot plays on and on
@@ -166,7 +166,7 @@ def _send(outbox: queue.Queue[pb.PlayRequest | None], batch: list[pb.PlayAnswer]
         outbox.put(pb.PlayRequest(answers=pb.PlayAnswers(answers=batch)))
 
 
-def _note(seen: dict[str, MatchSeen], update: pb.PlayUpdate) -> None:
+def note_event(seen: dict[str, MatchSeen], update: pb.PlayUpdate) -> None:
     """Keep what a match's events say, once each."""
     match = seen.get(update.match_id)
     event = update.event

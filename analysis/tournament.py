@@ -110,6 +110,9 @@ class Settings:
     sprt: Sprt | None = None
     """A sequential test of the first bot against the second: `deals` is then the most
     deals it may play."""
+    remote: tuple[str, ...] = ()
+    """The bots (of `bots`) registered with a service's arena, played there
+    (analysis/tournament_remote.py); the others are played in process."""
 
     def check(self) -> None:
         """ValueError for a tournament that cannot be played."""
@@ -123,6 +126,8 @@ class Settings:
             self.sprt.check()
         if len(set(self.bots)) != len(self.bots):
             raise ValueError(f"--bots names a bot twice: {','.join(self.bots)}")
+        if not set(self.remote) <= set(self.bots):
+            raise ValueError(f"the remote bots {','.join(self.remote)} are not all bots")
         if not 2 <= self.seats <= 4:
             raise ValueError(f"--seats must be 2, 3 or 4, not {self.seats}")
         if not 1 <= self.deals <= DEALS_MAX:
@@ -154,6 +159,8 @@ class Settings:
         }
         if self.sprt is not None:
             settings["sprt"] = self.sprt.to_json()
+        if self.remote:  # through an arena: the service's matches, not these in process
+            settings["remote"] = list(self.remote)
         return tournament_id(settings)
 
 
@@ -299,13 +306,14 @@ def play(
     committed: SeedsCommitment | None = None,
     ray_address: str | None = None,
     par_nodes: int | None = None,
+    watch: Callable[[Sequence[Played]], None] | None = None,
 ) -> tuple[list[Played], pa.Table]:
     """Every match of the tournament, in deal then rotation order, and their events, logged
     under `committed` (a new commitment when none is given: the caller who publishes it
     before play makes it first). With a sequential test, only the deals up to the one that
     decides it: the test is updated in deal order as the deals come back in order, so the
     stopping deal does not depend on the workers. With `par_nodes`, each match carries its
-    shared rounds against their par."""
+    shared rounds against their par. `watch` gets every match so far as deals come back."""
     settings.check()
     committed = committed or SeedsCommitment.new(settings)
     if len(committed.seeds) != settings.deals:
@@ -331,6 +339,8 @@ def play(
             tables.append(table.slice(0, sum(sizes[:kept])))
             if progress is not None:
                 progress(sum(len(m) for m in deals[:kept]))
+            if watch is not None:
+                watch(played)
             if test is not None and test.decision is not None:
                 break
     finally:
@@ -559,6 +569,20 @@ def report(
                     {"bot": a, "opponent": b, **_interval_json(mean_interval(values))}
                 )
     return out
+
+
+def standings(settings: Settings, played: Sequence[Played]) -> list[dict[str, Any]]:
+    """Each bot's mean net result so far (95% interval by deal) and rating, without the
+    rating's bootstrap: cheap enough to show after every deal, best first."""
+    deals = _by_deal(played)
+    ratings = bradley_terry(pair_results(played, settings.bots), len(settings.bots))
+    rows = []
+    for i, bot in enumerate(settings.bots):
+        values = [v for d in sorted(deals) if (v := bot_values(deals[d], bot)) is not None]
+        row: dict[str, Any] = {"bot": bot, **_interval_json(mean_interval(values))}
+        row["rating"] = round(ratings[i], 1)
+        rows.append(row)
+    return sorted(rows, key=lambda r: -r["rating"])
 
 
 def _par_report(bots: Sequence[str], deals: dict[int, list[Played]]) -> dict[str, Any]:

@@ -6,56 +6,24 @@ sample arena bot (analysis/arena_bot.py) in threads of this process.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 
-from analysis.arena_bot import ArenaBotState, bot_factory, run_arena_bot
 from analysis.remote_play import play_stream
 from service.arena import ARENA_KEY_HEADER
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from tests.helpers import HANG, wait_until
+from tests.arena_helpers import ARENA, KEY, arena_bots
+from tests.helpers import wait_until
 from tests.service_helpers import RPC_TIMEOUT, Service, assert_refused, query, serving
-
-KEY = "arena-key-for-tests"
-ARENA = [(ARENA_KEY_HEADER, KEY)]
 
 
 @pytest.fixture
 def svc(tmp_path: Path) -> Iterator[Service]:
     with serving(tmp_path / "events.duckdb", sync=False, arena_key=KEY.encode()) as service:
         yield service
-
-
-@contextlib.contextmanager
-def arena_bots(svc: Service, bots: dict[str, str]) -> Iterator[dict[str, ArenaBotState]]:
-    """Bots named as the keys, of the kinds the values name, registered and playing until the
-    block ends."""
-    stop = threading.Event()
-    states = {name: ArenaBotState(name) for name in bots}
-    threads = [
-        threading.Thread(
-            target=run_arena_bot,
-            args=(svc.address, name, bot_factory(kind), KEY),
-            kwargs={"stop": stop, "state": states[name]},
-            daemon=True,
-        )
-        for name, kind in bots.items()
-    ]
-    for t in threads:
-        t.start()
-    try:
-        for state in states.values():
-            assert state.registered.wait(HANG), f"{state.name} did not register: {state.errors}"
-        yield states
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(HANG)
 
 
 def listed(svc: Service) -> dict[str, pb.ArenaBot]:
@@ -74,7 +42,7 @@ def register_error(svc: Service, name: str, metadata: list[tuple[str, str]]) -> 
 def test_a_registered_bot_is_listed_and_a_second_one_under_its_name_is_refused(
     svc: Service,
 ) -> None:
-    with arena_bots(svc, {"alice": "greedy"}):
+    with arena_bots(svc.address, {"alice": "greedy"}):
         assert list(listed(svc)) == ["alice"]
         exc = register_error(svc, "alice", ARENA)
         assert_refused(exc, grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_BOT_NAME_TAKEN")
@@ -100,7 +68,7 @@ def test_a_flood_of_registrations_beyond_the_limit_is_refused_and_the_arena_play
     svc: Service,
 ) -> None:
     svc.running.servicer.arena.max_bots = 2
-    with arena_bots(svc, {"alice": "greedy", "bob": "random"}):
+    with arena_bots(svc.address, {"alice": "greedy", "bob": "random"}):
         for i in range(5):
             exc = register_error(svc, f"flood{i}", ARENA)
             assert_refused(exc, grpc.StatusCode.RESOURCE_EXHAUSTED, "ERROR_REASON_LIMIT_REACHED")
@@ -140,7 +108,7 @@ def wait_over(svc: Service, match_id: str) -> None:
 def test_seats_handed_to_arena_bots_are_played_to_the_end_and_logged_with_their_names(
     svc: Service,
 ) -> None:
-    with arena_bots(svc, {"alice": "greedy", "bob": "random"}):
+    with arena_bots(svc.address, {"alice": "greedy", "bob": "random"}):
         first = seat_match(svc, ["alice", "bob"], seed=11)
         second = seat_match(svc, ["bob", "alice"], seed=12)
         wait_over(svc, first)
@@ -156,7 +124,7 @@ def test_seats_handed_to_arena_bots_are_played_to_the_end_and_logged_with_their_
 
 def test_a_seat_handed_to_a_bot_not_connected_hands_nothing(svc: Service) -> None:
     created = svc.stub.CreateMatch(pb.CreateMatchRequest(seat_count=2), timeout=RPC_TIMEOUT)
-    with arena_bots(svc, {"alice": "greedy"}):
+    with arena_bots(svc.address, {"alice": "greedy"}):
         seats = [
             pb.ArenaSeat(match_id=created.match_id, token=created.seat_tokens[0], bot="alice"),
             pb.ArenaSeat(match_id=created.match_id, token=created.seat_tokens[1], bot="carol"),

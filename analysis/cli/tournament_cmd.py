@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from collections.abc import Sequence
@@ -39,9 +40,47 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
 @click.option(
     "--bots",
     "bots_text",
-    default="rollout,greedy",
+    default=None,
+    help="Comma-separated bots, at least 2, each once (random, greedy, rollout, ismcts); with "
+    "--remote, the local bots beside the remote ones (none by default).  "
+    "[default: rollout,greedy]",
+)
+@click.option(
+    "--remote",
+    "remote_text",
+    metavar="NAME,...",
+    help="Bots registered with the arena of the service at --server, by name: seated there "
+    "(the service creates and logs every match), the --bots played here over Play "
+    "(docs/service.md, The arena).",
+)
+@click.option(
+    "--server",
+    metavar="HOST:PORT",
+    help="With --remote: the service whose arena seats the remote bots.",
+)
+@click.option(
+    "--arena-key-file",
+    type=click.Path(dir_okay=False),
+    help="With --remote: a file holding the service's arena key.",
+)
+@click.option(
+    "--house-key-file",
+    type=click.Path(dir_okay=False),
+    help="With --remote: a file holding the service's house key, when it has one.",
+)
+@click.option(
+    "--wait",
+    "wait_seconds",
+    type=click.FloatRange(1, 3600),
+    default=120,
     show_default=True,
-    help="Comma-separated bots, at least 2, each once (random, greedy, rollout, ismcts).",
+    help="With --remote: seconds to wait for the service and the remote bots, at the start "
+    "and whenever the service went away (it is then resumed where it stood).",
+)
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Print the standings so far (on stderr) after each deal.",
 )
 @click.option(
     "--deals",
@@ -113,7 +152,13 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
 @ray_option
 @tls_ca_option
 def tournament(
-    bots_text: str,
+    bots_text: str | None,
+    remote_text: str | None,
+    server: str | None,
+    arena_key_file: str | None,
+    house_key_file: str | None,
+    wait_seconds: float,
+    watch: bool,
     deals: int,
     sprt_text: str | None,
     sprt_alpha: float | None,
@@ -157,17 +202,29 @@ def tournament(
 
     Example: sniff tournament --bots rollout,greedy --deals 200 --round-limit 1 --target 10000
 
+    With --remote NAME,... the named bots play through the arena of the
+    service at --server (sniff serve --arena-key-file): it creates and logs
+    every match under the players' names and the tournament's id, and hands
+    the remote bots their seats; the --bots are played from here. The same
+    deals, seeds, bot seeds and report as in process. If the service goes
+    away, the tournament waits for it (--wait) and resumes where it stood.
+
     Example: sniff tournament --bots greedy,random --deals 1000 --sprt 0,100 --round-limit 1
+
+    Example: sniff tournament --remote alice,bob --bots greedy --server HOST:50051
+    --arena-key-file arena.key --deals 50 --round-limit 1 --watch
     """
     from analysis.cli.import_cmd import load_events
     from analysis.rollout.par import PAR_NODES
     from analysis.stats.sprt import Sprt, parse_hypotheses
     from analysis.tournament import SeedsCommitment, Settings, play, report
 
+    remote = _remote_names(remote_text, server, arena_key_file, adjust_luck, par)
     try:
-        bots = parse_bots(bots_text)
+        local = () if bots_text is None and remote else parse_bots(bots_text or "rollout,greedy")
     except ValueError as e:
         raise Misuse(f"--bots: {e}") from None
+    bots = (*remote, *local)
     test = None
     if sprt_text is not None:
         try:
@@ -182,7 +239,7 @@ def tournament(
         )
     elif sprt_alpha is not None or sprt_beta is not None:
         raise Misuse("--sprt-alpha and --sprt-beta set the test of --sprt ELO0,ELO1: give it")
-    settings = Settings(bots, seats, deals, seed, variant, round_limit, target, test)
+    settings = Settings(bots, seats, deals, seed, variant, round_limit, target, test, remote)
     try:
         settings.check()
     except ValueError as e:
@@ -199,17 +256,39 @@ def tournament(
     bar = Progress(progress, "playing", unit="matches")
     bar.start(deals * len(bots))
     started = time.perf_counter()
+    on_deal = functools.partial(_echo_standings, settings) if watch else None
+    table = None
     try:
-        played, table = play(
-            settings,
-            workers=workers or default_workers(),
-            progress=bar.update,
-            committed=committed,
-            ray_address=ray_address,
-            par_nodes=PAR_NODES if par else None,
-        )
+        if remote:
+            assert server is not None  # _remote_names checked both
+            assert arena_key_file is not None
+            played = _play_remote(
+                settings,
+                server,
+                arena_key_file,
+                house_key_file,
+                tls_ca,
+                wait_seconds,
+                committed,
+                bar.update,
+                on_deal,
+            )
+        else:
+            played, table = play(
+                settings,
+                workers=workers or default_workers(),
+                progress=bar.update,
+                committed=committed,
+                ray_address=ray_address,
+                par_nodes=PAR_NODES if par else None,
+                watch=on_deal,
+            )
     except KeyboardInterrupt:
-        raise Misuse("interrupted: nothing was logged") from None
+        raise Misuse(
+            "interrupted: the matches played so far are in the service's log"
+            if remote
+            else "interrupted: nothing was logged"
+        ) from None
     finally:
         bar.finish()
     elapsed = time.perf_counter() - started
@@ -218,7 +297,8 @@ def tournament(
         if adjust_luck
         else None
     )
-    imported, present = load_events(db_path, table, tls_ca)
+    if table is not None:
+        imported, present = load_events(db_path, table, tls_ca)
     result = report(settings, played, committed)
     doc = result.to_json()
     if adjusted is not None:
@@ -285,9 +365,86 @@ def tournament(
             f"\ndeal seeds committed to before play: {reveal['commitment']}\n"
             f"salt: {reveal['salt']}\nseeds: {' '.join(reveal['seeds'])}"
         )
+    if table is None:
+        click.echo(
+            f"{server}: the service logged {len(played)} matches, run id {doc['tournament']};"
+            f" played in {elapsed:.1f} s",
+            err=True,
+        )
+        return
     click.echo(
         f"{db_path}: logged {len(imported)} matches ({_events_of(table, imported):,} events), "
         f"{len(present)} already there, run id {doc['tournament']}; played in {elapsed:.1f} s",
+        err=True,
+    )
+
+
+def _remote_names(
+    text: str | None, server: str | None, key_file: str | None, adjust_luck: bool, par: bool
+) -> tuple[str, ...]:
+    """The remote bots' names, checked with the options they need and those they exclude."""
+    from service.rpc.bounds import BOT_NAME
+
+    if text is None:
+        if server is not None or key_file is not None:
+            raise Misuse("--server and --arena-key-file go with --remote NAME,...")
+        return ()
+    names = tuple(n.strip() for n in text.split(","))
+    for name in names:
+        if not BOT_NAME.fullmatch(name):
+            raise Misuse(f"--remote: {name!r} is not a bot name (letters, digits, '.', '_', '-')")
+    if server is None or key_file is None:
+        raise Misuse("--remote needs --server HOST:PORT and --arena-key-file FILE")
+    if adjust_luck or par:
+        raise Misuse("--adjust-luck and --par are not available with --remote")
+    return names
+
+
+def _play_remote(
+    settings: Any,
+    server: str,
+    key_file: str,
+    house_key_file: str | None,
+    tls_ca: str | None,
+    wait_seconds: float,
+    committed: Any,
+    progress: Any,
+    on_deal: Any,
+) -> list[Any]:
+    """The tournament through the arena; a service or bot that does not come is a Misuse."""
+    import grpc
+
+    from analysis.tournament_remote import ArenaServer, ArenaUnavailable, play_remote
+    from service.rpc.server import read_house_key
+
+    try:
+        key = read_house_key(key_file, "arena key").decode()
+        house = None if house_key_file is None else read_house_key(house_key_file).decode()
+    except (OSError, ValueError) as e:
+        raise Misuse(str(e)) from None
+    arena = ArenaServer(server, key, house, tls_ca, wait_seconds)
+    try:
+        return play_remote(
+            settings, settings.remote, arena, committed, progress=progress, on_deal=on_deal
+        )
+    except ArenaUnavailable as e:
+        raise Misuse(f"{e}: the matches played so far are in the service's log") from None
+    except grpc.RpcError as e:
+        raise Misuse(f"the service refused: {e.code().name}: {e.details()}") from None
+
+
+def _echo_standings(settings: Any, played: Sequence[Any]) -> None:
+    """The standings after the deals so far, on stderr (--watch)."""
+    from analysis.tournament import standings
+
+    deals = len({p.deal for p in played})
+    rows = standings(settings, played)
+    click.echo(f"\nafter {deals} of {settings.deals} deals ({len(played)} matches):", err=True)
+    click.echo(
+        render_table(
+            ("bot", "mean", "ci_low", "ci_high", "rating"),
+            [[r[c] for c in ("bot", "mean", "ci_low", "ci_high", "rating")] for r in rows],
+        ),
         err=True,
     )
 

@@ -1,0 +1,280 @@
+"""Tournaments with remote bots: the arena seats them, the tournament plays the local ones.
+
+`sniff tournament --remote NAME,...` plays the very tournament
+analysis/tournament.py plays in process (the same deals, rotations, seeds
+and commitment, the same report), but through a service's arena
+(docs/service.md, "The arena"): for each match it asks the service to
+create it (CreateMatch, with the players' names and the tournament's id as
+run id, so the service logs it under them), hands each remote bot's seat to
+that bot by name (SeatArenaBots, with the bot seed the in-process
+tournament would give it), and plays the local bots' seats itself over one
+Play stream (analysis/remote_play.py). The rotations of a deal are played
+at once; the deals one after another, so a sequential test stops at the
+same deal as in process, and each deal's results come back as it ends.
+
+The service may be killed meanwhile: the tournament then waits for it to
+come back (the same address, the same log), for the remote bots to register
+again, hands them their seats of the unfinished matches again and resumes
+the local seats from the last action it saw (Play resume); the matches
+already over are not played again, and no deal is played twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health_pb2
+
+from analysis.remote import channel, health_client
+from analysis.remote_play import MatchSeen, StreamSeat, note_event, play_stream
+from analysis.stats.sprt import Sequential
+from analysis.tournament import Played, SeedsCommitment, Settings, deal_score, rotations
+from service.arena import ARENA_KEY_HEADER
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
+from sniff import make_bot
+from sniff.rules import team_of
+from sniff.seeds import rotation_bot_seed
+
+HOUSE_KEY_HEADER = "x-sniff-house-key"
+RECONNECT_SECONDS = 120.0
+"""How long the tournament waits for the service (and its remote bots) to come back."""
+CALL_SECONDS = 30.0
+"""Deadline of each unary call."""
+RETRIED = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED}
+)
+"""What a service that went away (or is coming back) ends a call with: wait, then go on."""
+
+
+class ArenaUnavailable(Exception):
+    """The service, or a remote bot, did not come back in time: the tournament stops."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaServer:
+    """Where the arena is and the keys it takes."""
+
+    address: str
+    arena_key: str
+    house_key: str | None = None
+    tls_ca: str | None = None
+    wait_seconds: float = RECONNECT_SECONDS
+    """How long to wait for the service and the remote bots (at the start and after a drop)."""
+
+
+@dataclass(slots=True)
+class _Match:
+    """One match of a deal: where it stands for the tournament."""
+
+    rotation: int
+    seated: tuple[str, ...]
+    match_id: str = ""
+    tokens: tuple[str, ...] = ()
+    observer: str = ""
+    seen: MatchSeen = field(default_factory=MatchSeen)
+    """What the local seats' stream saw, to resume from."""
+    end: MatchSeen | None = None
+    """The match to its end, as the observer saw it."""
+
+
+def play_remote(
+    settings: Settings,
+    remote: Sequence[str],
+    server: ArenaServer,
+    committed: SeedsCommitment,
+    *,
+    progress: Callable[[int], None] | None = None,
+    on_deal: Callable[[Sequence[Played]], None] | None = None,
+) -> list[Played]:
+    """Every match of the tournament, in deal then rotation order (with a sequential test,
+    the deals up to the one that decides it); `on_deal` gets the matches so far after each
+    deal."""
+    settings.check()
+    if len(committed.seeds) != settings.deals:
+        raise ValueError(f"the commitment holds {len(committed.seeds)} seeds, not {settings.deals}")
+    arena = _Arena(server, frozenset(remote))
+    test = None if settings.sprt is None else Sequential(settings.sprt)
+    played: list[Played] = []
+    try:
+        arena.wait_ready()
+        for deal in range(settings.deals):
+            matches = arena.play_deal(settings, committed, deal)
+            played += matches
+            if progress is not None:
+                progress(len(matches))
+            if on_deal is not None:
+                on_deal(played)
+            if test is not None and test.add(deal_score(matches, settings.bots)) is not None:
+                break
+    finally:
+        arena.close()
+    return played
+
+
+class _Arena:
+    """The tournament's connection to the service, made again after a drop."""
+
+    def __init__(self, server: ArenaServer, remote: frozenset[str]) -> None:
+        self.server = server
+        self.remote = remote
+        self._channel = channel(server.address, server.tls_ca)
+        self.stub = sniff_pb2_grpc.SniffServiceStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    @property
+    def _arena_md(self) -> list[tuple[str, str]]:
+        return [(ARENA_KEY_HEADER, self.server.arena_key)]
+
+    @property
+    def _house_md(self) -> list[tuple[str, str]]:
+        key = self.server.house_key
+        return [] if key is None else [(HOUSE_KEY_HEADER, key)]
+
+    def wait_ready(self) -> None:
+        """Wait until the service answers and every remote bot is registered."""
+        deadline = time.monotonic() + self.server.wait_seconds
+        missing: set[str] = set(self.remote)
+        while True:
+            try:
+                reply = self.stub.ListArenaBots(
+                    pb.ListArenaBotsRequest(), metadata=self._arena_md, timeout=CALL_SECONDS
+                )
+                missing = set(self.remote) - {b.name for b in reply.bots}
+                if not missing:
+                    return
+            except grpc.RpcError as exc:
+                if exc.code() not in (
+                    grpc.StatusCode.UNAVAILABLE,
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                ):
+                    raise
+                missing = {f"the service at {self.server.address}"}
+            if time.monotonic() > deadline:
+                raise ArenaUnavailable(
+                    f"waited {self.server.wait_seconds:g} s for {', '.join(sorted(missing))}"
+                    " to connect to the arena"
+                )
+            time.sleep(0.2)
+
+    def play_deal(self, settings: Settings, committed: SeedsCommitment, deal: int) -> list[Played]:
+        """Every rotation of one deal, played at once to their ends; again after a drop
+        (the matches already created go on where they stand)."""
+        seed = committed.seeds[deal]
+        matches = [
+            _Match(r, seated) for r, seated in enumerate(rotations(settings.bots, settings.seats))
+        ]
+        while True:
+            try:
+                self._run(settings, seed, matches)
+                break
+            except grpc.RpcError as exc:
+                if exc.code() not in RETRIED:
+                    raise
+                self.wait_health()
+                self.wait_ready()
+        return [self._played(deal, m, settings.seats) for m in matches]
+
+    def wait_health(self) -> None:
+        """Wait until the service's health check says it serves again."""
+        deadline = time.monotonic() + self.server.wait_seconds
+        health = health_client(self._channel)
+        while time.monotonic() < deadline:
+            try:
+                reply = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=2.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.2)
+        raise ArenaUnavailable(
+            f"the service at {self.server.address} did not come back in "
+            f"{self.server.wait_seconds:g} s"
+        )
+
+    def _run(self, settings: Settings, seed: int, matches: list[_Match]) -> None:
+        """Create the matches not created yet, hand the remote seats of those not over to
+        their bots, play the local seats, and watch every match to its end."""
+        for m in matches:
+            if not m.match_id:
+                self._create(settings, seed, m)
+        left = [m for m in matches if m.end is None]
+        handed = [
+            pb.ArenaSeat(
+                match_id=m.match_id,
+                token=m.tokens[s],
+                bot=name,
+                bot_seed=rotation_bot_seed(seed, m.rotation, s),
+            )
+            for m in left
+            for s, name in enumerate(m.seated)
+            if name in self.remote
+        ]
+        for start in range(0, len(handed), 256):
+            self.stub.SeatArenaBots(
+                pb.SeatArenaBotsRequest(seats=handed[start : start + 256]),
+                metadata=self._arena_md,
+                timeout=CALL_SECONDS,
+            )
+        local = [
+            StreamSeat(
+                m.match_id,
+                m.tokens[s],
+                make_bot(name, rotation_bot_seed(seed, m.rotation, s)),
+                resume_move_count=m.seen.move_count if m.seen.next_sequence else None,
+            )
+            for m in left
+            for s, name in enumerate(m.seated)
+            if name not in self.remote
+        ]
+        if local:
+            seen = {m.match_id: m.seen for m in left}
+            play_stream(self.stub, local, seen=seen)
+        for m in left:
+            m.end = self._watch(m)
+
+    def _create(self, settings: Settings, seed: int, m: _Match) -> None:
+        request = pb.CreateMatchRequest(
+            seat_count=settings.seats,
+            seed=seed,
+            variant=f"VARIANT_{settings.variant.upper()}",
+            players=list(m.seated),
+            run_id=settings.id,
+        )
+        if settings.round_limit is not None:
+            request.round_limit = settings.round_limit
+        if settings.target is not None:
+            request.target = settings.target
+        created = self.stub.CreateMatch(request, metadata=self._house_md, timeout=CALL_SECONDS)
+        m.match_id = created.match_id
+        m.tokens = tuple(created.seat_tokens)
+        m.observer = created.observer_token
+
+    def _watch(self, m: _Match) -> MatchSeen:
+        """The match from its creation to its end, as its observer sees it (the log's events)."""
+        seen = {m.match_id: MatchSeen()}
+        request = pb.WatchMatchRequest(match_id=m.match_id, token=m.observer)
+        for response in self.stub.WatchMatch(request):
+            note_event(seen, pb.PlayUpdate(match_id=m.match_id, event=response.event))
+        return seen[m.match_id]
+
+    @staticmethod
+    def _played(deal: int, m: _Match, seats: int) -> Played:
+        end = m.end
+        assert end is not None, "every match is watched to its end"
+        assert end.end is not None, "a match watched to its end has one"
+        return Played(
+            deal,
+            m.rotation,
+            m.match_id,
+            m.seated,
+            tuple(team_of(s, seats) for s in range(seats)),
+            tuple(end.end.scores),
+            end.rounds,
+            end.move_count,
+        )

@@ -1,0 +1,42 @@
+"""Arena bots for the tests: the sample arena bot (analysis/arena_bot.py) in threads."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+from analysis.arena_bot import ArenaBotState, bot_factory, run_arena_bot
+from service.arena import ARENA_KEY_HEADER
+from tests.helpers import HANG
+
+KEY = "arena-key-for-tests"
+ARENA = [(ARENA_KEY_HEADER, KEY)]
+"""The call metadata of an arena call with the tests' key."""
+
+
+@contextlib.contextmanager
+def arena_bots(address: str, bots: dict[str, str]) -> Iterator[dict[str, ArenaBotState]]:
+    """Bots named as the keys, of the kinds the values name, registered and playing until the
+    block ends."""
+    stop = threading.Event()
+    states = {name: ArenaBotState(name) for name in bots}
+    threads = [
+        threading.Thread(
+            target=run_arena_bot,
+            args=(address, name, bot_factory(kind), KEY),
+            kwargs={"stop": stop, "state": states[name]},
+            daemon=True,
+        )
+        for name, kind in bots.items()
+    ]
+    for t in threads:
+        t.start()
+    try:
+        for state in states.values():
+            assert state.registered.wait(HANG), f"{state.name} did not register: {state.errors}"
+        yield states
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(HANG)

@@ -1,0 +1,127 @@
+"""`sniff tournament --remote`: remote bots seated through the arena, local ones over Play.
+
+A real server on 127.0.0.1 with an arena key; the remote bots are the sample
+arena bot in threads. The bots are seeded as in process, so a tournament
+through the arena plays the very moves of the same tournament in process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from analysis.cli.main import cli
+from analysis.tournament import SeedsCommitment, Settings, play, report
+from analysis.tournament_remote import ArenaServer, play_remote
+from tests.arena_helpers import KEY, arena_bots
+from tests.service_helpers import Service, query, serving
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[Service]:
+    with serving(tmp_path / "events.duckdb", sync=False, arena_key=KEY.encode()) as service:
+        yield service
+
+
+def logged_moves(svc: Service, match_id: str) -> list[str]:
+    sql = "SELECT move FROM events WHERE match_id = ? AND kind = 'action' ORDER BY seq"
+    return [str(m) for m in query(svc.stub, sql, match_id).column("move").to_pylist()]
+
+
+def in_process_moves(table: pa.Table, match_id: str) -> list[str]:
+    rows = table.filter(pa.compute.equal(table["match_id"], match_id)).to_pylist()
+    return [r["move"] for r in sorted(rows, key=lambda r: r["seq"]) if r["kind"] == "action"]
+
+
+def same_tournament(
+    svc: Service, remote: dict[str, str], local: tuple[str, ...], seats: int, deals: int
+) -> None:
+    """The tournament through the arena and in process: the same matches, move for move."""
+    bots = (*remote, *local)
+    base = Settings(bots, seats, deals, seed=70, round_limit=1, target=10_000)
+    committed = SeedsCommitment.new(base)
+    through = Settings(bots, seats, deals, 70, round_limit=1, target=10_000, remote=(*remote,))
+    with arena_bots(svc.address, remote):
+        played = play_remote(through, tuple(remote), ArenaServer(svc.address, KEY), committed)
+    expected, table = play(base, committed=committed)
+    key = [(p.deal, p.rotation, p.players, p.teams, p.scores, p.rounds, p.actions) for p in played]
+    assert key == [
+        (p.deal, p.rotation, p.players, p.teams, p.scores, p.rounds, p.actions) for p in expected
+    ]
+    for got, want in zip(played, expected, strict=True):
+        assert logged_moves(svc, got.match_id) == in_process_moves(table, want.match_id)
+    assert report(through, played).bots[0]["mean"] == report(base, expected).bots[0]["mean"]
+    sql = "SELECT match_id, players, run_id FROM matches"
+    logged = {r["match_id"]: r for r in query(svc.stub, sql).to_pylist()}
+    for p in played:
+        assert logged[p.match_id]["players"] == list(p.players)
+        assert logged[p.match_id]["run_id"] == through.id
+
+
+def test_a_remote_and_a_local_bot_play_the_moves_they_play_in_process(svc: Service) -> None:
+    same_tournament(svc, {"greedy": "greedy"}, ("random",), seats=2, deals=3)
+
+
+def test_two_remote_bots_and_a_local_one_play_the_moves_they_play_in_process(
+    svc: Service,
+) -> None:
+    same_tournament(svc, {"greedy": "greedy", "random": "random"}, ("rollout",), seats=3, deals=2)
+
+
+def test_only_remote_bots_under_any_names_play_the_seeded_moves(svc: Service) -> None:
+    """Remote bots are seated by name: alice plays greedy's moves, bob random's."""
+    with arena_bots(svc.address, {"alice": "greedy", "bob": "random"}):
+        through = Settings(("alice", "bob"), 2, 2, 5, round_limit=1, remote=("alice", "bob"))
+        committed = SeedsCommitment.new(through)
+        played = play_remote(through, ("alice", "bob"), ArenaServer(svc.address, KEY), committed)
+    base = Settings(("greedy", "random"), 2, 2, 5, round_limit=1)
+    expected, _ = play(base, committed=committed)
+    assert [(p.scores, p.actions) for p in played] == [(p.scores, p.actions) for p in expected]
+    names = {"alice": "greedy", "bob": "random"}
+    assert [tuple(names[n] for n in p.players) for p in played] == [p.players for p in expected]
+
+
+def test_the_command_plays_through_the_arena_and_watches_the_standings(
+    svc: Service, tmp_path: Path
+) -> None:
+    key_file = tmp_path / "arena.key"
+    key_file.write_text(KEY)
+    with arena_bots(svc.address, {"alice": "greedy"}):
+        result = CliRunner().invoke(
+            cli,
+            [
+                "tournament", "--remote", "alice", "--bots", "random", "--server", svc.address,
+                "--arena-key-file", str(key_file), "--deals", "3", "--round-limit", "1",
+                "--format", "json", "--watch",
+            ],
+            catch_exceptions=False,
+        )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["bots"] == ["alice", "random"]
+    assert doc["matches"] == 6
+    assert [r["bot"] for r in doc["results"]] == ["alice", "random"]
+    assert result.stderr.count("after ") == 3  # the standings after each deal
+    assert "after 3 of 3 deals (6 matches)" in result.stderr
+
+
+def test_a_remote_bot_that_is_not_connected_stops_the_command_with_a_clear_line(
+    svc: Service, tmp_path: Path
+) -> None:
+    key_file = tmp_path / "arena.key"
+    key_file.write_text(KEY)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "tournament", "--remote", "nobody", "--bots", "random", "--server", svc.address,
+            "--arena-key-file", str(key_file), "--deals", "1", "--wait", "1",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "nobody" in result.stderr
+    assert "to connect to the arena" in result.stderr
