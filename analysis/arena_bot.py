@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from analysis.remote import channel
+from analysis.remote_play import StreamSeat, play_stream
 from service.arena import ARENA_KEY_HEADER
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
@@ -40,6 +41,9 @@ class ArenaBotState:
     registrations: int = 0
     errors: list[str] = field(default_factory=list)
     registered: threading.Event = field(default_factory=threading.Event)
+    held: dict[tuple[str, int], StreamSeat] = field(default_factory=dict)
+    """The seats handed to it, by (match id, seat), until their match is over: the same
+    bot plays a seat handed again after a drop."""
 
 
 def bot_factory(kind: str) -> Callable[[int | None], Bot]:
@@ -60,8 +64,6 @@ def run_arena_bot(
 ) -> ArenaBotState:
     """Play as arena bot `name` until `stop` is set (then the stream is cancelled) or the
     service refuses the bot for good (its grpc.RpcError is raised)."""
-    from analysis.remote_play import play_stream
-
     stop = stop or threading.Event()
     state = state or ArenaBotState(name)
     wait = RETRY_SECONDS
@@ -93,6 +95,7 @@ def run_arena_bot(
                     register=register,
                     make_bot=make,
                     metadata=[(ARENA_KEY_HEADER, arena_key)],
+                    held=state.held,
                 )
             except grpc.RpcError as exc:
                 if stop.is_set():

@@ -75,6 +75,7 @@ def play_stream(
     register: pb.ArenaRegister | None = None,
     make_bot: Callable[[int | None], Bot] | None = None,
     metadata: Sequence[tuple[str, str]] | None = None,
+    held: dict[SeatKey, StreamSeat] | None = None,
 ) -> dict[str, MatchSeen]:
     """Play `seats` over one Play stream until each of their matches is over (the server then
     ends the stream), or until `stop_after` answers were sent (the client then cancels it:
@@ -86,7 +87,9 @@ def play_stream(
 
     With `register` (and no seats) the stream is an arena bot's: it plays the
     seats the arena hands it, each by a bot `make_bot(bot_seed)`, until the
-    server ends it (`metadata` carries the arena key).
+    server ends it (`metadata` carries the arena key). `held` keeps the seats it was
+    handed across its streams, so that a seat handed again after a drop is played on by
+    the same bot, its random choices going on where they were.
     """
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
     if register is not None:
@@ -98,7 +101,7 @@ def play_stream(
             if s.resume_move_count is not None:
                 entry.resume_move_count = s.resume_move_count
         outbox.put(pb.PlayRequest(open=opened))
-    held: dict[SeatKey, StreamSeat] = {}
+    held = {} if held is None else held
     seen = {} if seen is None else seen
     answers = 0
     responses = stub.Play(_requests(outbox), timeout=timeout, metadata=metadata)
@@ -111,7 +114,9 @@ def play_stream(
                 key = (update.match_id, update.seat)
                 kind = update.WhichOneof("kind")
                 if kind == "opened":  # which seat each token is
-                    held[key] = _held(update, seats, make_bot)
+                    known = held.get(key)
+                    if known is None or known.token != update.opened.token:
+                        held[key] = _held(update, seats, make_bot)
                     seen.setdefault(update.match_id, MatchSeen())
                 if kind == "event":
                     note_event(seen, update)

@@ -35,7 +35,7 @@ from analysis.tournament import Played, SeedsCommitment, Settings, deal_score, r
 from service.arena import ARENA_KEY_HEADER
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
-from sniff import make_bot
+from sniff import Bot, make_bot
 from sniff.rules import team_of
 from sniff.seeds import rotation_bot_seed
 
@@ -79,6 +79,16 @@ class _Match:
     """What the local seats' stream saw, to resume from."""
     end: MatchSeen | None = None
     """The match to its end, as the observer saw it."""
+    bots: dict[int, Bot] = field(default_factory=dict)
+    """The local bots, by seat: the same bot plays on after a resume."""
+
+    def bot(self, seat: int, seed: int) -> Bot:
+        """The local bot of `seat`, made on first use, seeded as in process."""
+        if seat not in self.bots:
+            self.bots[seat] = make_bot(
+                self.seated[seat], rotation_bot_seed(seed, self.rotation, seat)
+            )
+        return self.bots[seat]
 
 
 def play_remote(
@@ -225,7 +235,7 @@ class _Arena:
             StreamSeat(
                 m.match_id,
                 m.tokens[s],
-                make_bot(name, rotation_bot_seed(seed, m.rotation, s)),
+                m.bot(s, seed),
                 resume_move_count=m.seen.move_count if m.seen.next_sequence else None,
             )
             for m in left

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from analysis.arena_bot import ArenaBotState, bot_factory, run_arena_bot
 from service.arena import ARENA_KEY_HEADER
+from sniff import Bot
 from tests.helpers import HANG
 
 KEY = "arena-key-for-tests"
@@ -16,15 +17,17 @@ ARENA = [(ARENA_KEY_HEADER, KEY)]
 
 
 @contextlib.contextmanager
-def arena_bots(address: str, bots: dict[str, str]) -> Iterator[dict[str, ArenaBotState]]:
-    """Bots named as the keys, of the kinds the values name, registered and playing until the
-    block ends."""
+def arena_bots(
+    address: str, bots: Mapping[str, str | Callable[[int | None], Bot]]
+) -> Iterator[dict[str, ArenaBotState]]:
+    """Bots named as the keys, of the kinds the values name (or made by them from their
+    seeds), registered and playing until the block ends."""
     stop = threading.Event()
     states = {name: ArenaBotState(name) for name in bots}
     threads = [
         threading.Thread(
             target=run_arena_bot,
-            args=(address, name, bot_factory(kind), KEY),
+            args=(address, name, bot_factory(kind) if isinstance(kind, str) else kind, KEY),
             kwargs={"stop": stop, "state": states[name]},
             daemon=True,
         )

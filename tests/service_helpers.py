@@ -204,8 +204,10 @@ class ServerProcess:
         assert owner is not None, "no service holds the log"
         return owner.query_token or ""
 
-    def start(self, deadline: float = HANG) -> ServerProcess:
-        self.port = free_port()
+    def start(self, deadline: float = HANG, same_port: bool = False) -> ServerProcess:
+        """Start it on a free port, or (`same_port`) again where it was, as a restart does."""
+        if not (same_port and self.port):
+            self.port = free_port()
         command = _sniff_serve()
         if command is not None:
             argv = [*command, "--host", "127.0.0.1", "--port", str(self.port)]

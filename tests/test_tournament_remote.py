@@ -7,19 +7,26 @@ through the arena plays the very moves of the same tournament in process.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+import signal
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import grpc
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
 from analysis.cli.main import cli
-from analysis.tournament import SeedsCommitment, Settings, play, report
+from analysis.tournament import Played, SeedsCommitment, Settings, play, report
 from analysis.tournament_remote import ArenaServer, play_remote
+from sniff import Move, make_bot
+from sniff.bots import PlayerView
 from tests.arena_helpers import KEY, arena_bots
-from tests.service_helpers import Service, query, serving
+from tests.helpers import HANG
+from tests.service_helpers import ServerProcess, Service, Stub, query, serving
 
 
 @pytest.fixture
@@ -125,3 +132,73 @@ def test_a_remote_bot_that_is_not_connected_stops_the_command_with_a_clear_line(
     assert result.exit_code == 2
     assert "nobody" in result.stderr
     assert "to connect to the arena" in result.stderr
+
+
+class KillingBot:
+    """A greedy bot that, once `armed`, SIGKILLs the service at its next decision and starts
+    it again on the same log and port: a kill in the middle of a match."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None, server: ServerProcess, armed: threading.Event) -> None:
+        self.inner = make_bot("greedy", seed)
+        self.server = server
+        self.armed = armed
+
+    def choose(self, view: PlayerView) -> Move:
+        if self.armed.is_set():
+            self.armed.clear()
+            assert self.server.proc is not None
+            self.server.proc.send_signal(signal.SIGKILL)
+            self.server.proc.wait(timeout=HANG)
+            threading.Thread(target=self.server.start, kwargs={"same_port": True}).start()
+        return self.inner.choose(view)
+
+
+@pytest.mark.slow
+def test_a_tournament_whose_server_is_killed_mid_match_resumes_once_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL the service in the middle of the second deal, start it again on the same log
+    and port: the bots register again, the unfinished matches go on from the log, and every
+    deal is played and logged once."""
+    key_file = tmp_path / "arena.key"
+    key_file.write_text(KEY)
+    server = ServerProcess(
+        tmp_path / "events.duckdb", tmp_path, args=("--arena-key-file", str(key_file), "--no-fsync")
+    )
+    deals = 4
+    settings = Settings(
+        ("alice", "bob", "random"), 3, deals, 9, round_limit=2, remote=("alice", "bob")
+    )
+    armed = threading.Event()
+
+    def arm(played: Sequence[Played]) -> None:
+        if len(played) == 3:  # the first deal is over: kill during the second
+            armed.set()
+
+    try:
+        server.start()
+        killer = functools.partial(KillingBot, server=server, armed=armed)
+        with arena_bots(server.address, {"alice": killer, "bob": "random"}) as states:
+            played = play_remote(
+                settings,
+                ("alice", "bob"),
+                ArenaServer(server.address, KEY, wait_seconds=HANG),
+                SeedsCommitment.new(settings),
+                on_deal=arm,
+            )
+            assert all(s.registrations == 2 for s in states.values())  # again after the kill
+        assert not armed.is_set()  # the kill happened
+        assert sorted((p.deal, p.rotation) for p in played) == [
+            (d, r) for d in range(deals) for r in range(3)
+        ]
+        stub = Stub(grpc.insecure_channel(server.address), server.query_token)
+        sql = (
+            "SELECT match_id, players FROM matches WHERE run_id = ? AND match_id IN "
+            "(SELECT match_id FROM events WHERE kind = 'match_ended')"
+        )
+        ended = {r["match_id"]: r["players"] for r in query(stub, sql, settings.id).to_pylist()}
+        assert ended == {p.match_id: list(p.players) for p in played}
+    finally:
+        server.close()
