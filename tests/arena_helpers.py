@@ -18,12 +18,16 @@ ARENA = [(ARENA_KEY_HEADER, KEY)]
 
 @contextlib.contextmanager
 def arena_bots(
-    address: str, bots: Mapping[str, str | Callable[[int | None], Bot]]
+    address: str,
+    bots: Mapping[str, str | Callable[[int | None], Bot]],
+    resume: Mapping[str, str] | None = None,
 ) -> Iterator[dict[str, ArenaBotState]]:
     """Bots named as the keys, of the kinds the values name (or made by them from their
-    seeds), registered and playing until the block ends."""
+    seeds), registered (with the `resume` secret given for their name) and playing until the
+    block ends."""
     stop = threading.Event()
-    states = {name: ArenaBotState(name) for name in bots}
+    resume = resume or {}
+    states = {name: ArenaBotState(name, resume.get(name)) for name in bots}
     threads = [
         threading.Thread(
             target=run_arena_bot,

@@ -466,7 +466,11 @@ class PlayClient:
     a thread puts every update received on a queue (None once the stream has ended)."""
 
     def __init__(
-        self, stub: Stub, seats: list[pb.PlaySeat], first: pb.PlayRequest | None = None
+        self,
+        stub: Stub,
+        seats: list[pb.PlaySeat],
+        first: pb.PlayRequest | None = None,
+        metadata: list[tuple[str, str]] | None = None,
     ) -> None:
         self._outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
         self._outbox.put(first or pb.PlayRequest(open=pb.PlayOpen(seats=seats)))
@@ -474,7 +478,7 @@ class PlayClient:
         self._held: list[pb.PlayUpdate] = []
         """Updates `reply` passed over, for `next`."""
         self.error: grpc.RpcError | None = None
-        self.call = stub.Play(self._requests(), timeout=HANG)
+        self.call = stub.Play(self._requests(), timeout=HANG, metadata=metadata)
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 

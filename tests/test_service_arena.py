@@ -17,7 +17,14 @@ from service.arena import ARENA_KEY_HEADER
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.arena_helpers import ARENA, KEY, arena_bots
 from tests.helpers import wait_until
-from tests.service_helpers import RPC_TIMEOUT, Service, assert_refused, query, serving
+from tests.service_helpers import (
+    RPC_TIMEOUT,
+    PlayClient,
+    Service,
+    assert_refused,
+    query,
+    serving,
+)
 
 
 @pytest.fixture
@@ -139,3 +146,60 @@ def test_a_seat_handed_to_a_bot_not_connected_hands_nothing(svc: Service) -> Non
         else:
             raise AssertionError("seating a bot not connected should fail")
         assert listed(svc)["alice"].seats_handed == 0
+
+
+def registered_client(svc: Service, name: str) -> tuple[PlayClient, str]:
+    """A bot registered by hand, message by message; and its resume secret."""
+    client = PlayClient(
+        svc.stub, [], pb.PlayRequest(register=pb.ArenaRegister(name=name)), metadata=ARENA
+    )
+    registered = client.next("registered")
+    assert registered.registered.name == name
+    return client, registered.registered.resume_secret
+
+
+def test_a_bot_that_dropped_gets_its_seats_back_with_its_resume_secret(svc: Service) -> None:
+    with arena_bots(svc.address, {"bob": "greedy"}):
+        alice, secret = registered_client(svc, "alice")
+        match_id = seat_match(svc, ["alice", "bob"], seed=21)
+        opened = alice.next("opened")
+        assert (opened.match_id, opened.seat) == (match_id, 0)
+        assert opened.opened.token  # for the calls beside the stream
+        assert opened.opened.bot_seed == 21 * 4
+        alice.next("decision")
+        alice.call.cancel()  # the bot drops with a decision pending
+        alice.ended()
+        wait_until(lambda: "alice" not in listed(svc), "alice's drop noticed")
+        taken = register_error(svc, "alice", ARENA)  # held for it while its match goes on
+        assert_refused(taken, grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_BOT_NAME_TAKEN")
+        with arena_bots(svc.address, {"alice": "greedy"}, resume={"alice": secret}) as back:
+            wait_over(svc, match_id)
+            assert back["alice"].resume_secret == secret
+        assert "alice" not in listed(svc)
+
+
+def test_garbage_answers_are_refused_in_band_and_cost_only_their_own_match(
+    svc: Service,
+) -> None:
+    with arena_bots(svc.address, {"alice": "greedy", "bob": "random"}):
+        mallory, _ = registered_client(svc, "mallory")
+        spoiled = seat_match(svc, ["mallory", "alice"], seed=31)
+        decision = mallory.next("decision")
+        count = decision.decision.move_count
+        for notation, move_count, code in (
+            ("9-9@0-0:nowhere", count, grpc.StatusCode.INVALID_ARGUMENT),
+            ("draw", count + 7, grpc.StatusCode.ABORTED),
+        ):
+            mallory.send(
+                pb.PlayAnswer(
+                    match_id=spoiled, seat=decision.seat, move_count=move_count, notation=notation
+                )
+            )
+            reply = mallory.reply()
+            assert reply.WhichOneof("kind") == "error"
+            assert reply.error.code == code.value[0]
+        fine = seat_match(svc, ["alice", "bob"], seed=32)
+        wait_over(svc, fine)
+        assert sorted(listed(svc)) == ["alice", "bob", "mallory"]
+        mallory.close()
+        assert mallory.ended() is None

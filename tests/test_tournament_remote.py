@@ -12,6 +12,7 @@ import json
 import signal
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
@@ -20,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.cli.main import cli
+from analysis.stats.sprt import Sprt
 from analysis.tournament import Played, SeedsCommitment, Settings, play, report
 from analysis.tournament_remote import ArenaServer, play_remote
 from sniff import Move, make_bot
@@ -91,6 +93,22 @@ def test_only_remote_bots_under_any_names_play_the_seeded_moves(svc: Service) ->
     assert [(p.scores, p.actions) for p in played] == [(p.scores, p.actions) for p in expected]
     names = {"alice": "greedy", "bob": "random"}
     assert [tuple(names[n] for n in p.players) for p in played] == [p.players for p in expected]
+
+
+def test_a_sequential_test_through_the_arena_stops_at_the_deal_it_stops_in_process(
+    svc: Service,
+) -> None:
+    base = Settings(("greedy", "random"), 2, 200, 3, round_limit=1, sprt=Sprt(0, 300))
+    through = replace(base, remote=("greedy",))
+    committed = SeedsCommitment.new(base)
+    with arena_bots(svc.address, {"greedy": "greedy"}):
+        played = play_remote(through, ("greedy",), ArenaServer(svc.address, KEY), committed)
+    expected, _ = play(base, committed=committed)
+    assert len(played) == len(expected) < 2 * base.deals
+    outcome = report(through, played).sprt
+    assert outcome is not None
+    assert outcome.decision is not None
+    assert outcome == report(base, expected).sprt
 
 
 def test_the_command_plays_through_the_arena_and_watches_the_standings(
