@@ -147,7 +147,7 @@ class Settings:
         """A sequential test is part of the id (its deals are a prefix of the committed
         ones: a run of the same deals without it, or with another test, is another
         tournament, with its own commitment); a tournament without one keeps the id it had
-        before tests existed."""
+        before tests existed. Remote bots are too: the service's matches are not these."""
         settings: dict[str, Any] = {
             "bots": list(self.bots),
             "seats": self.seats,
