@@ -158,6 +158,15 @@ def test_misuse_is_one_error_line_and_exit_2(path: str) -> None:
 REFUSALS: dict[str, Callable[[dict[str, str]], list[str]]] = {
     "analysis": lambda w: ["analysis", "SELECT 1", "--db", str(Path(w["tmp"]) / "none.duckdb")],
     "analyze": lambda w: ["analyze", "no-such-match", "--db", w["db"]],
+    "arena-bot": lambda w: [
+        "arena-bot",
+        "--server",
+        "127.0.0.1:1",
+        "--name",
+        "no spaces",
+        "--arena-key-file",
+        w["records"],
+    ],
     "audit": lambda w: ["audit", "--db", w["db"], "no-such-match"],
     "demo": lambda w: ["demo", "--db", w["tmp"]],
     "export": lambda w: ["export", "no-such-match", "--db", w["db"]],

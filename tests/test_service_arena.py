@@ -6,6 +6,9 @@ sample arena bot (analysis/arena_bot.py) in threads of this process.
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +19,7 @@ from analysis.remote_play import play_stream
 from service.arena import ARENA_KEY_HEADER
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from tests.arena_helpers import ARENA, KEY, arena_bots
-from tests.helpers import wait_until
+from tests.helpers import HANG, wait_until
 from tests.service_helpers import (
     RPC_TIMEOUT,
     PlayClient,
@@ -203,3 +206,32 @@ def test_garbage_answers_are_refused_in_band_and_cost_only_their_own_match(
         assert sorted(listed(svc)) == ["alice", "bob", "mallory"]
         mallory.close()
         assert mallory.ended() is None
+
+
+@pytest.mark.slow
+def test_sniff_arena_bot_registers_and_plays_and_a_wrong_key_is_one_line(
+    svc: Service, tmp_path: Path
+) -> None:
+    sniff = Path(sys.executable).parent / "sniff"
+    key_file, wrong_file = tmp_path / "arena.key", tmp_path / "wrong.key"
+    key_file.write_text(KEY + "\n")
+    wrong_file.write_text("not-the-key")
+    argv = [str(sniff), "arena-bot", "--server", svc.address, "--name", "carol", "--bot"]
+    refused = subprocess.run(
+        [*argv, "random", "--arena-key-file", str(wrong_file)],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines()[-1].startswith("Error: the arena refused carol")
+    assert "PERMISSION_DENIED" in refused.stderr
+    bot = subprocess.Popen([*argv, "random", "--arena-key-file", str(key_file)])
+    try:
+        wait_until(lambda: "carol" in listed(svc), "carol registered")
+        with arena_bots(svc.address, {"alice": "greedy"}):
+            wait_over(svc, seat_match(svc, ["carol", "alice"], seed=41))
+    finally:
+        bot.send_signal(signal.SIGINT)
+        assert bot.wait(timeout=HANG) == 0

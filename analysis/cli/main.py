@@ -23,6 +23,7 @@ from analysis.cli.errors import InternalError, Misuse, first_line, show_tracebac
 COMMANDS: Mapping[str, str] = {
     "analysis": "analysis.cli.analyze_cmd:analysis",
     "analyze": "analysis.cli.analyze_cmd:analyze",
+    "arena-bot": "analysis.cli.arena_cmd:arena_bot",
     "audit": "analysis.cli.audit_cmd:audit",
     "demo": "analysis.cli.service_cmd:demo",
     "export": "analysis.cli.export_cmd:export",

@@ -517,7 +517,8 @@ class _Session:
         async with self._match_locks[match_id]:  # one match's answers in their order
             self._applying[match_id] += 1
             try:
-                applied, reads = await self._blocking(self._apply_then_read, answer, s)
+                keys = [key for key in self._seats if key[0] == match_id]  # read on the loop
+                applied, reads = await self._blocking(self._apply_then_read, answer, s, keys)
                 self._prepared.update(reads)
                 return bool(applied)
             finally:
@@ -527,7 +528,7 @@ class _Session:
                         wake.set()
 
     def _apply_then_read(
-        self, answer: pb.PlayAnswer, s: _Seat
+        self, answer: pb.PlayAnswer, s: _Seat, keys: list[SeatKey]
     ) -> tuple[bool, list[tuple[SeatKey, tuple[int, Pending | None]]]]:
         """In the hub's pool: apply the answer (True when applied now), then read the decision
         of each seat of its match this stream plays, so no follower needs a call of its own."""
@@ -543,11 +544,10 @@ class _Session:
                     raise MatchOver("the match is over: it takes no more answers") from None
                 raise
         reads: list[tuple[SeatKey, tuple[int, Pending | None]]] = []
-        for key in self._seats:
-            if key[0] == live.match_id:
-                known = len(live.events)
-                pending = hub.pending(live, key[1])
-                reads.append((key, (known, None) if pending is None else (pending.events, pending)))
+        for key in keys:  # read on the loop: the arena changes `_seats` meanwhile
+            known = len(live.events)
+            pending = hub.pending(live, key[1])
+            reads.append((key, (known, None) if pending is None else (pending.events, pending)))
         return applied, reads
 
 
