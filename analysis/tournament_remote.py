@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2
 
+from analysis.parallel import chunked
 from analysis.remote import channel, health_client
 from analysis.remote_play import MatchSeen, StreamSeat, note_event, play_stream
 from analysis.stats.sprt import Sequential
@@ -42,6 +43,8 @@ from sniff.seeds import rotation_bot_seed
 HOUSE_KEY_HEADER = "x-sniff-house-key"
 RECONNECT_SECONDS = 120.0
 """How long the tournament waits for the service (and its remote bots) to come back."""
+DEALS_AT_ONCE = 8
+"""Deals played at once by default (without a sequential test)."""
 CALL_SECONDS = 30.0
 """Deadline of each unary call."""
 RETRIED = frozenset(
@@ -70,6 +73,9 @@ class ArenaServer:
 class _Match:
     """One match of a deal: where it stands for the tournament."""
 
+    deal: int
+    seed: int
+    """The deal's seed: the match's."""
     rotation: int
     seated: tuple[str, ...]
     match_id: str = ""
@@ -82,12 +88,14 @@ class _Match:
     bots: dict[int, Bot] = field(default_factory=dict)
     """The local bots, by seat: the same bot plays on after a resume."""
 
-    def bot(self, seat: int, seed: int) -> Bot:
+    def bot_seed(self, seat: int) -> int:
+        """The seed the bot of `seat` has in process."""
+        return rotation_bot_seed(self.seed, self.rotation, seat)
+
+    def bot(self, seat: int) -> Bot:
         """The local bot of `seat`, made on first use, seeded as in process."""
         if seat not in self.bots:
-            self.bots[seat] = make_bot(
-                self.seated[seat], rotation_bot_seed(seed, self.rotation, seat)
-            )
+            self.bots[seat] = make_bot(self.seated[seat], self.bot_seed(seat))
         return self.bots[seat]
 
 
@@ -99,27 +107,33 @@ def play_remote(
     *,
     progress: Callable[[int], None] | None = None,
     on_deal: Callable[[Sequence[Played]], None] | None = None,
+    deals_at_once: int = DEALS_AT_ONCE,
 ) -> list[Played]:
     """Every match of the tournament, in deal then rotation order (with a sequential test,
     the deals up to the one that decides it); `on_deal` gets the matches so far after each
-    deal."""
+    deal. `deals_at_once` deals are played at once (a match waits for its bots' answers,
+    so more at once keep them busy); with a sequential test one, so that the service logs
+    no deal after the one that decides it."""
     settings.check()
     if len(committed.seeds) != settings.deals:
         raise ValueError(f"the commitment holds {len(committed.seeds)} seeds, not {settings.deals}")
+    if deals_at_once < 1:
+        raise ValueError(f"deals at once must be at least 1, not {deals_at_once}")
     arena = _Arena(server, frozenset(remote))
     test = None if settings.sprt is None else Sequential(settings.sprt)
+    size = 1 if test is not None else deals_at_once
     played: list[Played] = []
     try:
         arena.wait_ready()
-        for deal in range(settings.deals):
-            matches = arena.play_deal(settings, committed, deal)
-            played += matches
-            if progress is not None:
-                progress(len(matches))
-            if on_deal is not None:
-                on_deal(played)
-            if test is not None and test.add(deal_score(matches, settings.bots)) is not None:
-                break
+        for chunk in chunked(range(settings.deals), size):
+            for matches in arena.play_deals(settings, committed, chunk):
+                played += matches
+                if progress is not None:
+                    progress(len(matches))
+                if on_deal is not None:
+                    on_deal(played)
+                if test is not None and test.add(deal_score(matches, settings.bots)) is not None:
+                    return played
     finally:
         arena.close()
     return played
@@ -172,23 +186,31 @@ class _Arena:
                 )
             time.sleep(0.2)
 
-    def play_deal(self, settings: Settings, committed: SeedsCommitment, deal: int) -> list[Played]:
-        """Every rotation of one deal, played at once to their ends; again after a drop
-        (the matches already created go on where they stand)."""
-        seed = committed.seeds[deal]
+    def play_deals(
+        self, settings: Settings, committed: SeedsCommitment, deals: Sequence[int]
+    ) -> list[list[Played]]:
+        """Every rotation of each deal, all played at once to their ends; again after a drop
+        (the matches already created go on where they stand). Each deal's matches."""
+        seatings = rotations(settings.bots, settings.seats)
         matches = [
-            _Match(r, seated) for r, seated in enumerate(rotations(settings.bots, settings.seats))
+            _Match(deal, committed.seeds[deal], r, seated)
+            for deal in deals
+            for r, seated in enumerate(seatings)
         ]
         while True:
             try:
-                self._run(settings, seed, matches)
+                self._run(settings, matches)
                 break
             except grpc.RpcError as exc:
                 if exc.code() not in RETRIED:
                     raise
                 self.wait_health()
                 self.wait_ready()
-        return [self._played(deal, m, settings.seats) for m in matches]
+        k = len(seatings)
+        return [
+            [self._played(m, settings.seats) for m in matches[i : i + k]]
+            for i in range(0, len(matches), k)
+        ]
 
     def wait_health(self) -> None:
         """Wait until the service's health check says it serves again."""
@@ -207,19 +229,19 @@ class _Arena:
             f"{self.server.wait_seconds:g} s"
         )
 
-    def _run(self, settings: Settings, seed: int, matches: list[_Match]) -> None:
+    def _run(self, settings: Settings, matches: list[_Match]) -> None:
         """Create the matches not created yet, hand the remote seats of those not over to
         their bots, play the local seats, and watch every match to its end."""
         for m in matches:
             if not m.match_id:
-                self._create(settings, seed, m)
+                self._create(settings, m)
         left = [m for m in matches if m.end is None]
         handed = [
             pb.ArenaSeat(
                 match_id=m.match_id,
                 token=m.tokens[s],
                 bot=name,
-                bot_seed=rotation_bot_seed(seed, m.rotation, s),
+                bot_seed=m.bot_seed(s),
             )
             for m in left
             for s, name in enumerate(m.seated)
@@ -235,7 +257,7 @@ class _Arena:
             StreamSeat(
                 m.match_id,
                 m.tokens[s],
-                m.bot(s, seed),
+                m.bot(s),
                 resume_move_count=m.seen.move_count if m.seen.next_sequence else None,
             )
             for m in left
@@ -248,10 +270,10 @@ class _Arena:
         for m in left:
             m.end = self._watch(m)
 
-    def _create(self, settings: Settings, seed: int, m: _Match) -> None:
+    def _create(self, settings: Settings, m: _Match) -> None:
         request = pb.CreateMatchRequest(
             seat_count=settings.seats,
-            seed=seed,
+            seed=m.seed,
             variant=f"VARIANT_{settings.variant.upper()}",
             players=list(m.seated),
             run_id=settings.id,
@@ -274,12 +296,12 @@ class _Arena:
         return seen[m.match_id]
 
     @staticmethod
-    def _played(deal: int, m: _Match, seats: int) -> Played:
+    def _played(m: _Match, seats: int) -> Played:
         end = m.end
         assert end is not None, "every match is watched to its end"
         assert end.end is not None, "a match watched to its end has one"
         return Played(
-            deal,
+            m.deal,
             m.rotation,
             m.match_id,
             m.seated,

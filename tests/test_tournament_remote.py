@@ -192,7 +192,7 @@ def test_a_tournament_whose_server_is_killed_mid_match_resumes_once_it_is_back(
     armed = threading.Event()
 
     def arm(played: Sequence[Played]) -> None:
-        if len(played) == 3:  # the first deal is over: kill during the second
+        if len(played) == 3:  # the first two deals are over: kill during the next two
             armed.set()
 
     try:
@@ -205,6 +205,7 @@ def test_a_tournament_whose_server_is_killed_mid_match_resumes_once_it_is_back(
                 ArenaServer(server.address, KEY, wait_seconds=HANG),
                 SeedsCommitment.new(settings),
                 on_deal=arm,
+                deals_at_once=2,
             )
             assert all(s.registrations == 2 for s in states.values())  # again after the kill
         assert not armed.is_set()  # the kill happened

@@ -78,6 +78,14 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
     "and whenever the service went away (it is then resumed where it stood).",
 )
 @click.option(
+    "--deals-at-once",
+    type=click.IntRange(1, 64),
+    default=8,
+    show_default=True,
+    help="With --remote: deals played at once (their matches wait on the bots' answers); "
+    "with --sprt always 1, so that no deal after the deciding one is played.",
+)
+@click.option(
     "--watch",
     is_flag=True,
     help="Print the standings so far (on stderr) after each deal.",
@@ -158,6 +166,7 @@ def tournament(
     arena_key_file: str | None,
     house_key_file: str | None,
     wait_seconds: float,
+    deals_at_once: int,
     watch: bool,
     deals: int,
     sprt_text: str | None,
@@ -262,17 +271,8 @@ def tournament(
         if remote:
             assert server is not None  # _remote_names checked both
             assert arena_key_file is not None
-            played = _play_remote(
-                settings,
-                server,
-                arena_key_file,
-                house_key_file,
-                tls_ca,
-                wait_seconds,
-                committed,
-                bar.update,
-                on_deal,
-            )
+            arena = _arena_server(server, arena_key_file, house_key_file, tls_ca, wait_seconds)
+            played = _play_remote(settings, arena, committed, bar.update, on_deal, deals_at_once)
         else:
             played, table = play(
                 settings,
@@ -400,21 +400,15 @@ def _remote_names(
     return names
 
 
-def _play_remote(
-    settings: Any,
+def _arena_server(
     server: str,
     key_file: str,
     house_key_file: str | None,
     tls_ca: str | None,
     wait_seconds: float,
-    committed: Any,
-    progress: Any,
-    on_deal: Any,
-) -> list[Any]:
-    """The tournament through the arena; a service or bot that does not come is a Misuse."""
-    import grpc
-
-    from analysis.tournament_remote import ArenaServer, ArenaUnavailable, play_remote
+) -> Any:
+    """Where the arena is, with its keys read from their files."""
+    from analysis.tournament_remote import ArenaServer
     from service.rpc.server import read_house_key
 
     try:
@@ -422,10 +416,31 @@ def _play_remote(
         house = None if house_key_file is None else read_house_key(house_key_file).decode()
     except (OSError, ValueError) as e:
         raise Misuse(str(e)) from None
-    arena = ArenaServer(server, key, house, tls_ca, wait_seconds)
+    return ArenaServer(server, key, house, tls_ca, wait_seconds)
+
+
+def _play_remote(
+    settings: Any,
+    arena: Any,
+    committed: Any,
+    progress: Any,
+    on_deal: Any,
+    deals_at_once: int,
+) -> list[Any]:
+    """The tournament through the arena; a service or bot that does not come is a Misuse."""
+    import grpc
+
+    from analysis.tournament_remote import ArenaUnavailable, play_remote
+
     try:
         return play_remote(
-            settings, settings.remote, arena, committed, progress=progress, on_deal=on_deal
+            settings,
+            settings.remote,
+            arena,
+            committed,
+            progress=progress,
+            on_deal=on_deal,
+            deals_at_once=deals_at_once,
         )
     except ArenaUnavailable as e:
         raise Misuse(f"{e}: the matches played so far are in the service's log") from None
