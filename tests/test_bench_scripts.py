@@ -426,3 +426,12 @@ def test_bench_play_many_quick_times_every_decision_of_one_and_two_servers() -> 
         assert row["server_us"] > 0, name
     assert doc["two_servers_ratio"] > 0
     assert re.search(r"^2 servers / 1 server with 8 bots: [\d.]+x actions/s \(", out, re.M), out
+
+
+def test_bench_arena_quick_plays_the_same_matches_through_the_arena_and_in_process() -> None:
+    doc: dict[str, Any] = json.loads(
+        run_script("bench_arena.py", "--quick", "--no-fsync", "--json", timeout=300)
+    )
+    assert doc["matches"] == 10
+    for way in ("arena", "in process"):
+        assert positive([doc["median"][way]["matches_per_s"], doc["median"][way]["ms_per_match"]])

@@ -383,3 +383,67 @@ def test_the_play_stream_sample_plays_matches_over_one_stream(
         assert json.loads(ended["d"])["scores"] == result["scores"]
         assert result["decisions"] == result["moves"] + result["rounds"] - 1  # and each deal
     assert results[0]["messages"] < sum(r["decisions"] for r in results)  # shared messages
+
+
+ENDED_DETAIL = "SELECT CAST(detail AS VARCHAR) AS d FROM events WHERE match_id = ? AND kind = ?"
+
+
+def seat_nodebot_against_alice(stub: sniff_pb2_grpc.SniffServiceStub, seed: int) -> None:
+    """A one-round match, seat 0 handed to the Node bot and seat 1 to alice."""
+    from tests.arena_helpers import ARENA
+
+    request = pb.CreateMatchRequest(
+        seat_count=2, seed=seed, round_limit=1, players=["nodebot", "alice"]
+    )
+    created = stub.CreateMatch(request, timeout=RPC_TIMEOUT)
+    seats = [
+        pb.ArenaSeat(match_id=created.match_id, token=token, bot=name, bot_seed=seed)
+        for name, token in zip(request.players, created.seat_tokens, strict=True)
+    ]
+    stub.SeatArenaBots(pb.SeatArenaBotsRequest(seats=seats), metadata=ARENA, timeout=RPC_TIMEOUT)
+
+
+def test_the_play_stream_sample_plays_as_an_arena_bot(tmp_path: Path) -> None:
+    """With --arena it registers instead of opening seats and plays the seats it is handed:
+    two matches against the Python arena bot, each result it read the log's."""
+    from tests.arena_helpers import ARENA, KEY, arena_bots
+    from tests.helpers import wait_until
+
+    key_file = tmp_path / "arena.key"
+    key_file.write_text(KEY)
+    running = create_server(
+        "127.0.0.1:0", tmp_path / "events.duckdb", sync=False, arena_key=KEY.encode()
+    )
+    try:
+        with grpc.insecure_channel(running.address) as channel:
+            stub = Stub(channel, running.query_token)
+            argv = [running.address, "--arena", "nodebot", "--arena-key-file", str(key_file)]
+            node = subprocess.Popen(
+                [*node_command(PLAY_STREAM), *argv, "--arena-matches", "2"],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+
+            def bots() -> set[str]:
+                reply = stub.ListArenaBots(pb.ListArenaBotsRequest(), metadata=ARENA, timeout=5)
+                return {b.name for b in reply.bots}
+
+            wait_until(lambda: "nodebot" in bots(), "the Node bot registered")
+            with arena_bots(running.address, {"alice": "greedy"}):
+                for seed in (3, 4):
+                    seat_nodebot_against_alice(stub, seed)
+                out, err = node.communicate(timeout=RUN_TIMEOUT)
+            assert node.returncode == 0, out + err
+            results = [json.loads(line) for line in out.splitlines()]
+            assert len(results) == 2
+            for result in results:
+                match_id = result["match_id"]
+                sql = "SELECT count(*) AS n FROM events WHERE match_id = ? AND kind = 'action'"
+                assert query(stub, sql, match_id)[0]["n"] == result["moves"] > 0
+                sql = ENDED_DETAIL
+                (ended,) = query(stub, sql, match_id, "match_ended")
+                assert json.loads(ended["d"])["scores"] == result["scores"]
+    finally:
+        running.stop()

@@ -18,6 +18,8 @@ const GOOGLE_RPC_ROOT = path.join(__dirname, 'proto');
 const CALL_DEADLINE_MILLIS = 10_000;
 // The metadata that carries the house key (`sniff serve --house-key-file`).
 const HOUSE_KEY_HEADER = 'x-sniff-house-key';
+// The metadata that carries the arena key (`sniff serve --arena-key-file`).
+const ARENA_KEY_HEADER = 'x-sniff-arena-key';
 
 function loadService() {
   const definition = protoLoader.loadSync('sniff/v1/sniff.proto', {
@@ -107,10 +109,13 @@ function parseOptions(argv) {
     else if (argv[i] === '--house-key-file') options.houseKey = fs.readFileSync(argv[++i], 'utf8').trim();
     else if (argv[i] === '--variant') options.variant = argv[++i];
     else if (argv[i] === '--round-limit') options.roundLimit = Number.parseInt(argv[++i], 10);
+    else if (argv[i] === '--arena') options.arena = argv[++i];
+    else if (argv[i] === '--arena-key-file') options.arenaKey = fs.readFileSync(argv[++i], 'utf8').trim();
+    else if (argv[i] === '--arena-matches') options.arenaMatches = Number.parseInt(argv[++i], 10);
     else rest.push(argv[i]);
   }
   if (!options.tlsCa && process.env.SNIFF_TLS_CA) options.tlsCa = process.env.SNIFF_TLS_CA;
   return { options, rest };
 }
 
-module.exports = { connect, errorInfo, statusName, parseOptions, grpc, HOUSE_KEY_HEADER };
+module.exports = { connect, errorInfo, statusName, parseOptions, grpc, HOUSE_KEY_HEADER, ARENA_KEY_HEADER };
