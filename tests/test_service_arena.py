@@ -175,6 +175,31 @@ def test_a_bot_that_dropped_gets_its_seats_back_with_its_resume_secret(svc: Serv
         wait_until(lambda: "alice" not in listed(svc), "alice's drop noticed")
         taken = register_error(svc, "alice", ARENA)  # held for it while its match goes on
         assert_refused(taken, grpc.StatusCode.ALREADY_EXISTS, "ERROR_REASON_BOT_NAME_TAKEN")
+        again = PlayClient(
+            svc.stub,
+            [],
+            pb.PlayRequest(register=pb.ArenaRegister(name="alice", resume_secret=secret)),
+            metadata=ARENA,
+        )
+        assert again.next("registered").registered.resume_secret == secret
+        assert again.next("opened").match_id == match_id
+        pending = again.next("decision")  # the decision it had not answered, once
+        again.send(
+            pb.PlayAnswer(
+                match_id=match_id,
+                seat=0,
+                move_count=pending.decision.move_count,
+                notation=pending.decision.move.moves[0].notation,
+            )
+        )
+        replies: list[pb.PlayUpdate] = []
+        while not replies or replies[-1].WhichOneof("kind") not in ("answered", "error"):
+            replies.append(again.next())
+        assert [u.WhichOneof("kind") for u in replies].count("opened") == 0  # one follower
+        assert replies[-1].WhichOneof("kind") == "answered"
+        again.call.cancel()
+        again.ended()
+        wait_until(lambda: "alice" not in listed(svc), "alice's second drop noticed")
         with arena_bots(svc.address, {"alice": "greedy"}, resume={"alice": secret}) as back:
             wait_over(svc, match_id)
             assert back["alice"].resume_secret == secret

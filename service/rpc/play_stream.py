@@ -234,6 +234,8 @@ class _Session:
         self._done = False
         self._blocking = blocking
         self._seats = {(s.live.match_id, s.seat): s for s in seats}
+        self._opened = seats
+        """The seats `open` named: `run` starts their followers (`hand` starts its own)."""
         self._queue: deque[pb.PlayUpdate] = deque()
         self._queue_limit = queue_limit
         self._ready = asyncio.Event()
@@ -265,7 +267,7 @@ class _Session:
         meanwhile (the queue full, the service stopping) cancels it, so the
         stream ends at once with its status instead of after the client reads.
         """
-        for s in self._seats.values():
+        for s in self._opened:
             self._spawn(functools.partial(self._follow, s))
         self._spawn(functools.partial(self._read, requests))
         try:
