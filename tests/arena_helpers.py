@@ -28,14 +28,17 @@ def arena_bots(
     stop = threading.Event()
     resume = resume or {}
     states = {name: ArenaBotState(name, resume.get(name)) for name in bots}
+    failures: list[Exception] = []
+
+    def play(name: str, kind: str | Callable[[int | None], Bot]) -> None:
+        make = bot_factory(kind) if isinstance(kind, str) else kind
+        try:
+            run_arena_bot(address, name, make, KEY, stop=stop, state=states[name])
+        except Exception as exc:  # the test fails with it, not with a thread's warning
+            failures.append(exc)
+
     threads = [
-        threading.Thread(
-            target=run_arena_bot,
-            args=(address, name, bot_factory(kind) if isinstance(kind, str) else kind, KEY),
-            kwargs={"stop": stop, "state": states[name]},
-            daemon=True,
-        )
-        for name, kind in bots.items()
+        threading.Thread(target=play, args=(name, kind), daemon=True) for name, kind in bots.items()
     ]
     for t in threads:
         t.start()
@@ -47,3 +50,4 @@ def arena_bots(
         stop.set()
         for t in threads:
             t.join(HANG)
+    assert not failures, failures
