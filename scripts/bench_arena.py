@@ -4,9 +4,9 @@ One run starts `sniff serve --arena-key-file` in a child process on a fresh
 DuckDB file (fsync on, as `sniff serve` runs; `--no-fsync` for its
 `--no-fsync`) and two `sniff arena-bot` processes (alice plays greedy, bob
 random), then times `sniff tournament --remote alice,bob`'s play
-(`analysis.tournament_remote.play_remote`: each deal's two rotations at
-once, deals one after another, every match created, seated and logged by
-the service) and the same tournament in process (`analysis.tournament.play`,
+(`analysis.tournament_remote.play_remote`: `--deals-at-once` deals, 8 by
+default, each with its two rotations, at once; every match created, seated
+and logged by the service) and the same tournament in process (`analysis.tournament.play`,
 one worker, its events kept in memory and not written). 2 seats, one round
 a match. Both play the same moves (the bots are seeded alike), which each
 run checks on every match's actions and scores.
@@ -81,7 +81,7 @@ def _bots_listed(address: str) -> bool:
     return {b.name for b in reply.bots} >= set(REMOTE)
 
 
-def arena_run(deals: int, sync: bool, workdir: Path) -> tuple[float, list[Any]]:
+def arena_run(deals: int, sync: bool, workdir: Path, at_once: int) -> tuple[float, list[Any]]:
     """Seconds of the tournament's play through the arena, and its matches."""
     sniff = str(Path(sys.executable).parent / "sniff")
     key_file = workdir / "arena.key"
@@ -110,7 +110,9 @@ def arena_run(deals: int, sync: bool, workdir: Path) -> tuple[float, list[Any]]:
         )
         committed = SeedsCommitment.new(settings)
         started = time.perf_counter()
-        played = play_remote(settings, tuple(REMOTE), ArenaServer(address, KEY), committed)
+        played = play_remote(
+            settings, tuple(REMOTE), ArenaServer(address, KEY), committed, deals_at_once=at_once
+        )
         return time.perf_counter() - started, played
     finally:
         for proc in reversed(procs):
@@ -134,6 +136,9 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-fsync", action="store_true", help="sniff serve --no-fsync")
+    parser.add_argument(
+        "--deals-at-once", type=int, default=8, help="sniff tournament --deals-at-once"
+    )
     parser.add_argument("--quick", action="store_true", help="5 deals, 1 run: a smoke run")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -141,7 +146,7 @@ def main() -> int:
     rows: dict[str, list[dict[str, float]]] = {"arena": [], "in process": []}
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="bench_arena.") as tmp:
-            arena_s, arena = arena_run(deals, not args.no_fsync, Path(tmp))
+            arena_s, arena = arena_run(deals, not args.no_fsync, Path(tmp), args.deals_at_once)
         local_s, local = in_process_run(deals)
         got = [(p.players, p.scores, p.actions) for p in arena]
         want = [
@@ -172,6 +177,7 @@ def main() -> int:
         "matches": 2 * deals,
         "runs": runs,
         "fsync": not args.no_fsync,
+        "deals_at_once": args.deals_at_once,
         "bots": REMOTE,
         "median": summary,
     }
@@ -180,7 +186,8 @@ def main() -> int:
         return 0
     print(
         f"{deals} deals x 2 rotations = {2 * deals} matches, 2 seats, 1 round each; "
-        f"median of {runs} runs; fsync {'on' if doc['fsync'] else 'off'}"
+        f"median of {runs} runs; fsync {'on' if doc['fsync'] else 'off'}; "
+        f"{args.deals_at_once} deals at once through the arena"
     )
     print(f"{'way':<12}{'matches/s':>12}{'actions/s':>12}{'ms/match':>12}")
     for label, s in summary.items():
