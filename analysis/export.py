@@ -36,7 +36,7 @@ from analysis.logaudit import Chunk, MatchWork, list_matches, read_chunks
 from analysis.logquery import LogSource
 from analysis.parallel import ordered_map
 from analysis.regenerate import facts_only_count
-from analysis.sqlfiles import named_queries
+from analysis.sqlfiles import ID_SEPARATOR, named_queries
 from sniff.record import FORMAT, FORMAT_V2
 from sniff.rules import team_of
 
@@ -208,7 +208,7 @@ def export_parquet(
     with LogSource(db_path, tls_ca=tls_ca) as source:
         counts = selected(source, named, include_unfinished)
         days = _days(source, list(counts))
-        chosen = "\x1f".join(named) if named else None
+        chosen = ID_SEPARATOR.join(named) if named else None
         written = []
         for view in VIEWS:
             partitions = rows = 0

@@ -30,14 +30,11 @@ from analysis.audit import AuditResult, Problem, parse_hex_pairs
 from analysis.logquery import LogSource, UnknownMatch
 from analysis.parallel import ordered_map
 from analysis.regenerate import FactsOnly, facts_only, facts_only_count
-from analysis.sqlfiles import named_queries
+from analysis.sqlfiles import id_lists, named_queries
 from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
 from service.storage.replayer import RowEvent
 
-SEPARATOR = "\x1f"
-"""Joins match ids into one query parameter (chr(31) in logaudit.sql)."""
-IDS_PER_QUERY = 400
 """Named matches looked up per query: the Query RPC takes a text of at most 10,000 characters."""
 EVENTS_PER_REMOTE_QUERY = 500_000
 """Events read per query through a service, which stops any query after 60 s."""
@@ -163,10 +160,7 @@ def list_matches(source: LogSource, match_ids: Sequence[str] = ()) -> dict[str, 
     if not named:
         table = source.query(_sql("matches"))
     else:
-        tables = [
-            source.query(_sql("matches_of"), [SEPARATOR.join(part)])
-            for part in _parts(named, IDS_PER_QUERY)
-        ]
+        tables = [source.query(_sql("matches_of"), [part]) for part in id_lists(named)]
         table = pa.concat_tables(tables)
     ids = table.column("match_id").to_pylist()
     counts = dict(sorted(zip(ids, table.column("events").to_pylist(), strict=True)))
@@ -255,19 +249,12 @@ def read_chunks(
         yield flush()
 
 
-def _parts(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _event_batches(
     source: LogSource, order: Sequence[str], counts: Mapping[str, int], named: bool
 ) -> Iterator[pa.RecordBatch]:
     """The events of the matches of `order` (sorted), each match in seq order."""
     if named:
-        queries = [
-            (_sql("events_of"), [SEPARATOR.join(part)]) for part in _parts(order, IDS_PER_QUERY)
-        ]
+        queries = [(_sql("events_of"), [part]) for part in id_lists(order)]
     else:
         queries = []
         limit = EVENTS_PER_REMOTE_QUERY if source.remote else None

@@ -19,11 +19,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from analysis.sqlfiles import named_queries
+from analysis.sqlfiles import id_lists, named_queries
 from service.storage.simulated import SimulationRun
 from sniff.simulated import SIM_VERSION, MatchSettings
-
-SEPARATOR = "\x1f"
 
 
 class CannotRegenerate(LookupError):
@@ -77,8 +75,7 @@ def facts_only(source: Any, match_ids: Sequence[str]) -> dict[str, FactsOnly]:
     """Which of `match_ids` the log (an `analysis.logquery.LogSource`) stores as facts."""
     out: dict[str, FactsOnly] = {}
     ids = list(dict.fromkeys(match_ids))
-    for start in range(0, len(ids), 400):
-        part = SEPARATOR.join(ids[start : start + 400])
+    for part in id_lists(ids):
         out.update(facts_only_from(source.query(facts_only_sql(), [part]).to_pylist()))
     return out
 

@@ -8,6 +8,7 @@ with a `-- name: NAME` line, and Python only binds values to them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from functools import cache
 from importlib import resources
 
@@ -24,3 +25,16 @@ def named_queries(package: str, filename: str) -> dict[str, str]:
     if len(named) != len(names):
         raise RuntimeError(f"{filename} names a statement twice")
     return named
+
+
+ID_SEPARATOR = "\x1f"
+"""Joins match ids into one bound parameter that the SQL splits again (chr(31)): one
+parameter instead of hundreds keeps a statement's text fixed whatever the count."""
+IDS_PER_QUERY = 400
+"""Match ids per statement: bounds one statement's work and its parameter's size."""
+
+
+def id_lists(ids: Sequence[str]) -> Iterator[str]:
+    """`ids` as joined parameters of at most IDS_PER_QUERY ids each, in order."""
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        yield ID_SEPARATOR.join(ids[start : start + IDS_PER_QUERY])

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from analysis.rollout.analyze import PHASES
 from analysis.rollout.store import query_analyses
+from analysis.sqlfiles import ID_SEPARATOR
 from analysis.stats.sql import statement
 from analysis.stats.tdist import t975
 
@@ -102,7 +103,7 @@ def performance(
         raise ValueError(f"no stored analysis has these settings ({filters})")
     chosen = Settings(*found[0])
     params = [chosen.rollouts, chosen.policy, chosen.seed, chosen.rollouts_only]
-    params.append(None if match_ids is None else "\x1f".join(match_ids))
+    params.append(None if match_ids is None else ID_SEPARATOR.join(match_ids))
     _, per_match = query_analyses(root, statement("players.sql", "per_match"), params)
     if not per_match:
         raise ValueError("no stored decision of the matches asked for")
