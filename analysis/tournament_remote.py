@@ -24,9 +24,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import grpc
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2
+from grpc_status import rpc_status
 
 from analysis.parallel import chunked
 from analysis.remote import channel, health_client
@@ -173,10 +176,7 @@ class _Arena:
                 if not missing:
                     return
             except grpc.RpcError as exc:
-                if exc.code() not in (
-                    grpc.StatusCode.UNAVAILABLE,
-                    grpc.StatusCode.DEADLINE_EXCEEDED,
-                ):
+                if exc.code() not in RETRIED:
                     raise
                 missing = {f"the service at {self.server.address}"}
             if time.monotonic() > deadline:
@@ -202,6 +202,9 @@ class _Arena:
                 self._run(settings, matches)
                 break
             except grpc.RpcError as exc:
+                if _reason(exc) == "ERROR_REASON_BOT_NOT_CONNECTED":
+                    self.wait_ready()  # a remote bot dropped: wait for it to come back
+                    continue
                 if exc.code() not in RETRIED:
                     raise
                 self.wait_health()
@@ -310,3 +313,16 @@ class _Arena:
             end.rounds,
             end.move_count,
         )
+
+
+def _reason(exc: grpc.RpcError) -> str | None:
+    """The ErrorInfo reason of a refused call, if it has one."""
+    status = rpc_status.from_call(cast(grpc.Call, exc))  # a client's RpcError is its Call too
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return str(info.reason)
+    return None

@@ -11,6 +11,7 @@ import functools
 import json
 import signal
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
+from analysis.arena_bot import ArenaBotState, bot_factory, run_arena_bot
 from analysis.cli.main import cli
 from analysis.stats.sprt import Sprt
 from analysis.tournament import Played, SeedsCommitment, Settings, play, report
@@ -221,3 +223,48 @@ def test_a_tournament_whose_server_is_killed_mid_match_resumes_once_it_is_back(
         assert ended == {p.match_id: list(p.players) for p in played}
     finally:
         server.close()
+
+
+def test_a_remote_bot_gone_between_deals_is_waited_for_and_the_tournament_finishes(
+    svc: Service,
+) -> None:
+    """bob leaves after the first deal and comes back a moment later: the next deal's
+    seating waits for it (instead of failing), and every deal is played once."""
+    bob_stop = threading.Event()
+    bob = ArenaBotState("bob")
+    threads: list[threading.Thread] = []
+
+    def start_bob(delay: float) -> None:
+        def run() -> None:
+            time.sleep(delay)
+            run_arena_bot(svc.address, "bob", bot_factory("random"), KEY, stop=bob_stop, state=bob)
+
+        threads.append(threading.Thread(target=run, daemon=True))
+        threads[-1].start()
+
+    def bob_leaves_once(played: Sequence[Played]) -> None:
+        if len(played) == 2:
+            bob_stop.set()
+            threads[0].join(HANG)
+            bob_stop.clear()
+            start_bob(0.5)
+
+    settings = Settings(("alice", "bob"), 2, 3, 2, round_limit=1, remote=("alice", "bob"))
+    start_bob(0)
+    try:
+        with arena_bots(svc.address, {"alice": "greedy"}):
+            assert bob.registered.wait(HANG)
+            played = play_remote(
+                settings,
+                ("alice", "bob"),
+                ArenaServer(svc.address, KEY, wait_seconds=HANG),
+                SeedsCommitment.new(settings),
+                on_deal=bob_leaves_once,
+                deals_at_once=1,
+            )
+    finally:
+        bob_stop.set()
+        for t in threads:
+            t.join(HANG)
+    assert [(p.deal, p.rotation) for p in played] == [(d, r) for d in range(3) for r in range(2)]
+    assert bob.registrations == 2
