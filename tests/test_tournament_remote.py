@@ -78,6 +78,12 @@ def test_a_remote_and_a_local_bot_play_the_moves_they_play_in_process(svc: Servi
     same_tournament(svc, {"greedy": "greedy"}, ("random",), seats=2, deals=3)
 
 
+def test_partners_through_the_arena_play_the_moves_they_play_in_process(svc: Service) -> None:
+    """At 4 seats each bot holds both seats of its side: the arena hands a bot two seats of
+    one match, on its one stream."""
+    same_tournament(svc, {"greedy": "greedy", "random": "random"}, (), seats=4, deals=2)
+
+
 def test_two_remote_bots_and_a_local_one_play_the_moves_they_play_in_process(
     svc: Service,
 ) -> None:
