@@ -26,6 +26,7 @@ from sniff import Bot, make_bot
 RETRY_SECONDS = 0.5
 """The first wait before connecting again after a drop; it doubles up to `RETRY_MAX`."""
 RETRY_MAX = 5.0
+REFUSALS_KEPT = 100
 
 RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 """Drops worth connecting again after: the service is away or stopping, or the connection
@@ -41,6 +42,9 @@ class ArenaBotState:
     registrations: int = 0
     errors: list[str] = field(default_factory=list)
     registered: threading.Event = field(default_factory=threading.Event)
+    refused: list[pb.PlayUpdate] = field(default_factory=list)
+    """The last answers the service refused (`error` updates): a late answer after its
+    seat ran out of time, say. The bot plays on."""
     held: dict[tuple[str, int], StreamSeat] = field(default_factory=dict)
     """The seats handed to it, by (match id, seat), until their match is over: the same
     bot plays a seat handed again after a drop."""
@@ -71,6 +75,9 @@ def run_arena_bot(
 
         def on_update(update: pb.PlayUpdate) -> None:
             nonlocal wait
+            if update.WhichOneof("kind") == "error":
+                state.refused.append(update)
+                del state.refused[:-REFUSALS_KEPT]
             if update.WhichOneof("kind") == "registered":
                 state.resume_secret = update.registered.resume_secret
                 state.registrations += 1

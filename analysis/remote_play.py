@@ -87,9 +87,10 @@ def play_stream(
 
     With `register` (and no seats) the stream is an arena bot's: it plays the
     seats the arena hands it, each by a bot `make_bot(bot_seed)`, until the
-    server ends it (`metadata` carries the arena key). `held` keeps the seats it was
-    handed across its streams, so that a seat handed again after a drop is played on by
-    the same bot, its random choices going on where they were.
+    server ends it (`metadata` carries the arena key); a refused answer does not end it
+    (a late one, say, when its seat ran out of time): `on_update` sees the error. `held`
+    keeps the seats it was handed across its streams, so that a seat handed again after a
+    drop is played on by the same bot, its random choices going on where they were.
     """
     outbox: queue.Queue[pb.PlayRequest | None] = queue.Queue()
     if register is not None:
@@ -130,7 +131,7 @@ def play_stream(
                         _send(outbox, batch)
                         responses.cancel()
                         return seen
-                elif kind == "error":
+                elif kind == "error" and register is None:
                     raise PlayRefused(f"{update.match_id} seat {update.seat}: {update.error}")
             _send(outbox, batch)
     except grpc.RpcError as exc:

@@ -260,3 +260,35 @@ def test_sniff_arena_bot_registers_and_plays_and_a_wrong_key_is_one_line(
     finally:
         bot.send_signal(signal.SIGINT)
         assert bot.wait(timeout=HANG) == 0
+
+
+def test_a_late_answer_for_a_finished_match_is_told_it_is_over_and_the_bot_plays_on(
+    svc: Service,
+) -> None:
+    with arena_bots(svc.address, {"alice": "greedy"}):
+        mallory, _ = registered_client(svc, "mallory")
+        match_id = seat_match(svc, ["mallory", "alice"], seed=51)
+        last = 0
+        while True:  # play every decision with the first legal move, to the match's end
+            update = mallory.next()
+            kind = update.WhichOneof("kind")
+            if kind == "event" and update.event.WhichOneof("kind") == "match_ended":
+                break
+            if kind == "decision":
+                last = update.decision.move_count
+                answer = pb.PlayAnswer(match_id=match_id, seat=0, move_count=last)
+                if update.decision.WhichOneof("kind") == "deal":
+                    answer.deal.round_index = update.decision.deal.round_index
+                else:
+                    answer.notation = update.decision.move.moves[0].notation
+                mallory.send(answer)
+        mallory.send(pb.PlayAnswer(match_id=match_id, seat=0, move_count=last, notation="draw"))
+        reply = mallory.reply()
+        while reply.WhichOneof("kind") == "answered":  # the answers sent before the end
+            reply = mallory.reply()
+        assert reply.WhichOneof("kind") == "error"
+        assert reply.error.reason == pb.ERROR_REASON_WRONG_PHASE, reply.error
+        second = seat_match(svc, ["mallory", "alice"], seed=52)  # the stream plays on
+        assert mallory.next("opened").match_id == second
+        mallory.close()
+        assert mallory.ended() is None

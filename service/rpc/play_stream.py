@@ -61,6 +61,8 @@ MAX_PLAY_STREAMS_PER_SEAT: Final = 4
 """Open Play streams holding one seat (a reconnect may overlap the stream it replaces)."""
 MAX_PLAY_STREAMS: Final = 10_000
 """Open Play streams on the whole service."""
+HANDED_OVER_KEPT: Final = 1024
+"""Seats of finished matches an arena bot's stream remembers, to answer a late answer."""
 
 
 SeatKey = tuple[str, int]
@@ -236,6 +238,9 @@ class _Session:
         self._seats = {(s.live.match_id, s.seat): s for s in seats}
         self._opened = seats
         """The seats `open` named: `run` starts their followers (`hand` starts its own)."""
+        self._over: deque[SeatKey] = deque(maxlen=HANDED_OVER_KEPT)
+        """Handed seats whose match is over and that the stream forgot: a late answer of one
+        is told the match is over, as any stream's would be."""
         self._queue: deque[pb.PlayUpdate] = deque()
         self._queue_limit = queue_limit
         self._ready = asyncio.Event()
@@ -411,6 +416,7 @@ class _Session:
             self._followers -= 1
             if s.handed:  # an arena bot's stream plays on: forget the match
                 self._seats.pop(key, None)
+                self._over.append(key)
                 self._prepared.pop(key, None)
                 if not any(k[0] == match_id for k in self._seats):
                     self._public.pop(match_id, None)
@@ -510,6 +516,8 @@ class _Session:
         """Apply through the hub's ApplyMove (or DealRound) path; True when applied now."""
         bounds.play_answer(answer)
         s = self._seats.get((answer.match_id, answer.seat))
+        if s is None and (answer.match_id, answer.seat) in self._over:
+            raise MatchOver("the match is over: it takes no more answers")
         if s is None:
             raise Forbidden(
                 f"this stream does not play seat {answer.seat} of {answer.match_id}: "
