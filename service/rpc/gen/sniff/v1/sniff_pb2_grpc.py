@@ -305,7 +305,7 @@ class SniffServiceServicer:
         to record it (RESOURCE_EXHAUSTED or UNAVAILABLE, as for ApplyMove).
 
         These end the stream with their status: a first message that is not
-        `open`, a second `open`, a message that does not decode, or an `open` out
+        `open` (or `register`, PlayRequest), a second `open`, a message that does not decode, or an `open` out
         of bounds (INVALID_ARGUMENT); an unknown match (NOT_FOUND); a missing or
         unknown token (UNAUTHENTICATED) or the observer token (PERMISSION_DENIED,
         ERROR_REASON_BAD_TOKEN); too many Play streams on a seat or in all
