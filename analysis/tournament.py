@@ -336,11 +336,11 @@ def play(
                         break
             for matches in deals[:kept]:
                 played += matches
+                if watch is not None:  # deal by deal, though they come back by chunks
+                    watch(played)
             tables.append(table.slice(0, sum(sizes[:kept])))
             if progress is not None:
                 progress(sum(len(m) for m in deals[:kept]))
-            if watch is not None:
-                watch(played)
             if test is not None and test.decision is not None:
                 break
     finally:

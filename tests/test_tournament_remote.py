@@ -274,3 +274,17 @@ def test_a_remote_bot_gone_between_deals_is_waited_for_and_the_tournament_finish
             t.join(HANG)
     assert [(p.deal, p.rotation) for p in played] == [(d, r) for d in range(3) for r in range(2)]
     assert bob.registrations == 2
+
+
+def test_watch_in_process_prints_the_standings_after_every_deal(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "tournament", "--bots", "greedy,random", "--deals", "3", "--round-limit", "1",
+            "--workers", "1", "--db", str(tmp_path / "t.duckdb"), "--watch", "--format", "json",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert [line for line in result.stderr.splitlines() if line.startswith("after ")] == [
+        f"after {d} of 3 deals ({2 * d} matches):" for d in (1, 2, 3)
+    ]
