@@ -87,6 +87,7 @@ from sniff.rollout import (
     MIN_ROLLOUTS,
     NotToPlay,
     _Determinizer,
+    _paired_batch,
     _winning_move,
     check_budget,
     policy_named,
@@ -301,11 +302,11 @@ class _Tree:
         done = 0
         while done < prior:
             size = min(ROLLOUT_BATCH, prior - done)
-            states = [self.determinize.state(self.sampler.sample(rng)) for _ in range(size)]
-            seeds = [rng.getrandbits(64) for _ in range(size)]
-            for i, move in enumerate(moves):
-                played = playout.rollouts(states, self.policy, seeds, first=move, backend=backend)
-                totals[i] += math.fsum(played.net(side))
+            batch = _paired_batch(
+                self.sampler, self.determinize, rng, moves, size, self.policy, side, backend
+            )
+            for i, got in enumerate(batch):
+                totals[i] += math.fsum(got)
             done += size
         root = self.root
         for move, total in zip(moves, totals, strict=True):
