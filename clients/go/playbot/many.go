@@ -63,7 +63,8 @@ func runMany(ctx context.Context, c *config, out *json.Encoder) error {
 		}
 		trips = append(trips, r.roundTrips...)
 		choices = append(choices, r.choices...)
-		if i%2 == 0 { // each match once: seen by its seat 0's stream
+		if i%2 == 0 { // each match once: as its seat 0's stream saw it, both seats' decisions
+			r.seen[0].decisions += runs[i+1].seen[0].decisions
 			moves += r.seen[0].moveCount
 			if err := out.Encode(resultOf(r.seen[0], 1)); err != nil {
 				return err
