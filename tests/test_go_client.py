@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 
 from analysis.bot_matches import bot_match
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from tests.helpers import absent
+from tests.helpers import need_go
 from tests.service_helpers import REPO, Service, create, query, serving
 
 BUILD = REPO / "clients" / "go" / "build.sh"
@@ -37,11 +36,7 @@ pytestmark = pytest.mark.go
 @pytest.fixture(scope="module")
 def playbot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bot, built by clients/go/build.sh into a temporary directory."""
-    missing = [
-        t for t in ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc") if not shutil.which(t)
-    ]
-    if missing:
-        absent(f"the Go toolchain ({', '.join(missing)})", "run `bash scripts/install_go.sh`")
+    need_go()
     out = tmp_path_factory.mktemp("go") / "playbot"
     done = subprocess.run(
         ["bash", str(BUILD)],
