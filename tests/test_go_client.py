@@ -17,12 +17,22 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from analysis.bot_matches import bot_match
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
-from tests.helpers import need_go
-from tests.service_helpers import REPO, Service, create, query, serving
+from tests.helpers import HANG, need_go, wait_until
+from tests.service_helpers import (
+    REPO,
+    ServerProcess,
+    Service,
+    Stub,
+    create,
+    query,
+    serving,
+    state,
+)
 
 BUILD = REPO / "clients" / "go" / "build.sh"
 SOURCES = REPO / "clients" / "go" / "playbot"
@@ -84,13 +94,14 @@ def in_process(
     return [str(m) for r in match.history for m in r.actions], list(match.seat_scores())
 
 
-def logged_moves(svc: Service, match_id: str) -> list[str]:
+def logged_moves(svc: Service | Stub, match_id: str) -> list[str]:
+    stub = svc.stub if isinstance(svc, Service) else svc
     sql = "SELECT move FROM events WHERE match_id = ? AND kind = 'action' ORDER BY seq"
-    return [str(m) for m in query(svc.stub, sql, match_id).column("move").to_pylist()]
+    return [str(m) for m in query(stub, sql, match_id).column("move").to_pylist()]
 
 
 def assert_same_as_in_process(
-    svc: Service, result: dict[str, Any], seed: int, bots: list[str], **options: Any
+    svc: Service | Stub, result: dict[str, Any], seed: int, bots: list[str], **options: Any
 ) -> None:
     moves, scores = in_process(result["seats"], seed, bots, **options)
     assert logged_moves(svc, result["match_id"]) == moves
@@ -148,6 +159,45 @@ def test_go_bot_plays_the_seats_it_is_given_by_token(playbot: Path, svc: Service
     (result,), _ = played(playbot, svc, *seats, "-seed", "71", "-policy", "random")
     assert result["match_id"] == created.match_id
     assert_same_as_in_process(svc, result, 71, ["random"])
+
+
+def test_go_bot_carries_on_after_the_service_is_killed_and_restarted(
+    playbot: Path, tmp_path: Path
+) -> None:
+    """The bot's stream fails with UNAVAILABLE; it reconnects to the service restarted on the
+    same log and address, and resumes the match from the last action it saw."""
+    server = ServerProcess(tmp_path / "events.duckdb", tmp_path).start()
+    bot: subprocess.Popen[str] | None = None
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = Stub(channel, server.query_token)
+            created = create(stub, 2, seed=95)
+            seats = [a for t in created.seat_tokens for a in ("-seat", f"{created.match_id}:{t}")]
+            args = ["-seed", "95", "-policy", "greedy,random", "-think", "5ms", "-retries", "12"]
+            bot = subprocess.Popen(
+                [str(playbot), "-addr", server.address, *seats, *args, "-backoff", "100ms"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            token = created.seat_tokens[0]
+            wait_until(lambda: state(stub, created.match_id, token).move_count >= 20, "20 moves")
+        assert server.proc is not None
+        server.proc.kill()  # SIGKILL: acknowledged actions are in the journal, nothing else
+        server.proc.wait(timeout=HANG)
+        server.start(same_port=True)
+        out, err = bot.communicate(timeout=RUN_TIMEOUT)
+        assert bot.returncode == 0, err
+        (result,) = [json.loads(line) for line in out.splitlines()][:-1]
+        assert result["streams"] >= 2
+        with grpc.insecure_channel(server.address) as channel:
+            stub = Stub(channel, server.query_token)
+            assert_same_as_in_process(stub, result, 95, ["greedy", "random"])
+    finally:
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+            bot.communicate()
+        server.close()
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ import (
 
 	pb "americansniff/sniff/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -84,6 +85,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.stream.retries, "retries", 5, "reconnections after UNAVAILABLE, at most, in a row")
 	fs.DurationVar(&c.stream.backoff, "backoff", 200*time.Millisecond, "first pause before reconnecting (doubled each time)")
 	fs.DurationVar(&c.stream.timeout, "timeout", 10*time.Minute, "deadline of the whole play")
+	fs.DurationVar(&c.stream.think, "think", 0, "pause this long before each move (a bot that thinks)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -116,7 +118,12 @@ func (c *config) dial() (*grpc.ClientConn, error) {
 		}
 		security = grpc.WithTransportCredentials(creds)
 	}
-	return grpc.Dial(c.addr, security)
+	// Reconnect soon after a restarted service is back: grpc's default waits up to 2 minutes.
+	reconnect := grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 2 * time.Second},
+		MinConnectTimeout: 5 * time.Second,
+	})
+	return grpc.Dial(c.addr, security, reconnect)
 }
 
 // matchResult is one match's JSON line.

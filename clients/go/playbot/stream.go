@@ -67,6 +67,7 @@ type streamOptions struct {
 	retries   int           // reconnections after UNAVAILABLE, at most, in a row
 	backoff   time.Duration // the first pause before reconnecting; doubled each time
 	timeout   time.Duration // the whole play's deadline
+	think     time.Duration // a pause before each move: a bot that thinks (tests, pacing)
 	// policyFor is the policy of a seat given without one (a token whose seat the stream
 	// names only when it opens).
 	policyFor func(seat uint32) policy
@@ -185,6 +186,9 @@ func oneStream(parent context.Context, client pb.SniffServiceClient, seats []str
 				seen[update.GetMatchId()].note(kind.Event)
 			case *pb.PlayUpdate_Decision:
 				seen[update.GetMatchId()].decisions++
+				if opts.think > 0 && kind.Decision.GetMove() != nil {
+					time.Sleep(opts.think)
+				}
 				batch = append(batch, answerTo(update, kind.Decision, policies[key], opts.onChoice))
 			case *pb.PlayUpdate_Error:
 				return answers, fmt.Errorf("%w: match %s seat %d: %v", errRefused, update.GetMatchId(), update.GetSeat(), kind.Error)
