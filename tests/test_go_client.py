@@ -22,6 +22,7 @@ import pytest
 
 from analysis.bot_matches import bot_match
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
+from service.rpc.server import Tls, create_server
 from tests.helpers import HANG, need_go, wait_until
 from tests.service_helpers import (
     REPO,
@@ -30,6 +31,7 @@ from tests.service_helpers import (
     Stub,
     create,
     query,
+    self_signed_certificate,
     serving,
     state,
 )
@@ -212,6 +214,43 @@ def test_go_bot_with_a_bad_token_exits_with_the_documented_status(
     assert done.returncode == 1
     assert done.stderr.startswith(f"playbot: {status}: "), done.stderr
     assert done.stdout == ""
+
+
+def test_go_bot_plays_over_tls_trusting_the_services_certificate(
+    playbot: Path, tmp_path: Path
+) -> None:
+    cert, key = self_signed_certificate(tmp_path)
+    other, _ = self_signed_certificate(tmp_path, "other")
+    running = create_server(
+        "127.0.0.1:0", tmp_path / "events.duckdb", tls=Tls.from_files(cert, key)
+    )
+    try:
+        credentials = grpc.ssl_channel_credentials(cert.read_bytes())
+        with grpc.secure_channel(running.address, credentials) as channel:
+            stub = Stub(channel, running.query_token)
+            args = ["-addr", running.address, "-seed", "97", "-round-limit", "2"]
+            done = subprocess.run(
+                [str(playbot), *args, "-tls-ca", str(cert)],
+                capture_output=True,
+                text=True,
+                timeout=RUN_TIMEOUT,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            result = json.loads(done.stdout.splitlines()[0])
+            assert_same_as_in_process(stub, result, 97, ["greedy"], round_limit=2)
+        for refused in ([], ["-tls-ca", str(other)]):  # plaintext, or the wrong CA
+            done = subprocess.run(
+                [str(playbot), *args, *refused],
+                capture_output=True,
+                text=True,
+                timeout=RUN_TIMEOUT,
+                check=False,
+            )
+            assert done.returncode == 1
+            assert done.stderr.startswith("playbot: UNAVAILABLE: "), done.stderr
+    finally:
+        running.stop()
 
 
 def test_go_bots_time_the_round_trip_of_every_decision(playbot: Path, svc: Service) -> None:
