@@ -35,6 +35,9 @@ protoc "${includes[@]}" --go_out="$gopath/src" --go-grpc_out="$gopath/src" \
 mkdir -p "$(dirname "$out")"
 cd "$here/playbot"
 export GO111MODULE=off GOFLAGS= GOPATH="$gopath:$system_gopath"
+if [ -z "${GOCACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ]; then
+  export GOCACHE="${TMPDIR:-/tmp}/playbot-gocache-$(id -u)"  # go needs one; a bare CI has no HOME
+fi
 go vet .
 go build -trimpath -o "$out" .
 echo "$out"
