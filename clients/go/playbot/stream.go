@@ -97,7 +97,7 @@ func playSeats(ctx context.Context, client pb.SniffServiceClient, seats []stream
 		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
 		defer cancel()
 	}
-	policies := map[seatKey]policy{} // kept across streams: each seat's generator goes on
+	players := map[seatKey]*seatPlayer{} // kept across streams: each seat's generator goes on
 	streams, failures := 0, 0
 	pause := opts.backoff
 	for {
@@ -115,7 +115,7 @@ func playSeats(ctx context.Context, client pb.SniffServiceClient, seats []stream
 			dropAfter = opts.dropAfter
 		}
 		streams++
-		answered, err := oneStream(ctx, client, open, seen, policies, dropAfter, &opts)
+		answered, err := oneStream(ctx, client, open, seen, players, dropAfter, &opts)
 		switch {
 		case err == nil:
 			if dropAfter == 0 {
@@ -143,7 +143,7 @@ func playSeats(ctx context.Context, client pb.SniffServiceClient, seats []stream
 // match, and answers its decisions until the server ends it (nil), it fails (its status), or,
 // with dropAfter > 0, the client has sent that many answers and cancels it (nil). Returns the
 // number of answers sent.
-func oneStream(parent context.Context, client pb.SniffServiceClient, seats []streamSeat, seen map[string]*matchSeen, policies map[seatKey]policy, dropAfter int, opts *streamOptions) (int, error) {
+func oneStream(parent context.Context, client pb.SniffServiceClient, seats []streamSeat, seen map[string]*matchSeen, players map[seatKey]*seatPlayer, dropAfter int, opts *streamOptions) (int, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	stream, err := client.Play(ctx)
@@ -175,12 +175,12 @@ func oneStream(parent context.Context, client pb.SniffServiceClient, seats []str
 			key := seatKey{update.GetMatchId(), update.GetSeat()}
 			switch kind := update.GetKind().(type) {
 			case *pb.PlayUpdate_Opened:
-				if _, ok := policies[key]; !ok {
+				if _, ok := players[key]; !ok {
 					p := seats[kind.Opened.GetOpenIndex()].policy
 					if p == nil {
 						p = opts.policyFor(update.GetSeat())
 					}
-					policies[key] = p
+					players[key] = &seatPlayer{policy: p}
 				}
 			case *pb.PlayUpdate_Event:
 				seen[update.GetMatchId()].note(kind.Event)
@@ -189,7 +189,7 @@ func oneStream(parent context.Context, client pb.SniffServiceClient, seats []str
 				if opts.think > 0 && kind.Decision.GetMove() != nil {
 					time.Sleep(opts.think)
 				}
-				batch = append(batch, answerTo(update, kind.Decision, policies[key], opts.onChoice))
+				batch = append(batch, players[key].answer(update, kind.Decision, opts.onChoice))
 			case *pb.PlayUpdate_Error:
 				return answers, fmt.Errorf("%w: match %s seat %d: %v", errRefused, update.GetMatchId(), update.GetSeat(), kind.Error)
 			}
@@ -226,7 +226,26 @@ func recvError(stream pb.SniffService_PlayClient, err error) error {
 	}
 }
 
-// answerTo is the seat's answer to one decision: the deal it asks for, or its policy's move.
+// seatPlayer is one seat's policy and its last answer, over every stream that plays the seat.
+type seatPlayer struct {
+	policy policy
+	last   *pb.PlayAnswer
+}
+
+// answer is the seat's answer to one decision: the deal it asks for, or its policy's move.
+// A decision sent again (by a new stream, when the answer sent on a lost one was not
+// applied) gets the same answer again, not a new choice: the policy's generator draws once
+// per decision, as the same bot's does in process, and if the lost answer had been applied
+// after all, the server acknowledges the repeat as a duplicate.
+func (s *seatPlayer) answer(update *pb.PlayUpdate, decision *pb.PlayDecision, onChoice func(time.Duration)) *pb.PlayAnswer {
+	if s.last != nil && s.last.GetMoveCount() == decision.GetMoveCount() && (s.last.GetDeal() != nil) == (decision.GetDeal() != nil) {
+		return s.last
+	}
+	s.last = answerTo(update, decision, s.policy, onChoice)
+	return s.last
+}
+
+// answerTo is a new answer to one decision: the deal it asks for, or the policy's move.
 func answerTo(update *pb.PlayUpdate, decision *pb.PlayDecision, p policy, onChoice func(time.Duration)) *pb.PlayAnswer {
 	answer := &pb.PlayAnswer{MatchId: update.GetMatchId(), Seat: update.GetSeat(), MoveCount: decision.GetMoveCount()}
 	if deal := decision.GetDeal(); deal != nil {
