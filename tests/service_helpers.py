@@ -204,8 +204,11 @@ class ServerProcess:
         assert owner is not None, "no service holds the log"
         return owner.query_token or ""
 
-    def start(self, deadline: float = HANG) -> ServerProcess:
-        self.port = free_port()
+    def start(self, deadline: float = HANG, *, same_port: bool = False) -> ServerProcess:
+        """Start the service on a free port, or (`same_port`, a restart) on the last one, where
+        a client that reconnects by itself finds it again."""
+        if not (same_port and self.port):
+            self.port = free_port()
         command = _sniff_serve()
         if command is not None:
             argv = [*command, "--host", "127.0.0.1", "--port", str(self.port)]

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from sniff.backend import KERNEL_AVAILABLE
+from tests.helpers import need_go
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -426,3 +427,30 @@ def test_bench_play_many_quick_times_every_decision_of_one_and_two_servers() -> 
         assert row["server_us"] > 0, name
     assert doc["two_servers_ratio"] > 0
     assert re.search(r"^2 servers / 1 server with 8 bots: [\d.]+x actions/s \(", out, re.M), out
+
+
+@pytest.mark.go
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_play_quick_with_the_go_bot_plays_the_same_matches_both_ways() -> None:
+    need_go()
+    out = run_script("bench_play.py", "--quick", "--json", "--client", "go", timeout=900)
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert doc["client"] == "go"
+    assert set(doc["matches"]) == {"1", "4"}
+    for n, row in doc["matches"].items():
+        for name in ("unary_rate", "play_rate", "unary_client_us", "play_client_us", "ratio"):
+            assert row[name] > 0, (n, name)
+
+
+@pytest.mark.go
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_play_many_quick_with_the_go_bot_times_every_decision() -> None:
+    need_go()
+    out = run_script("bench_play_many.py", "--quick", "--json", "--client", "go", timeout=900)
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert doc["client"] == "go"
+    assert set(doc["settings"]) == {"fsync 2", "fsync 8", "no-fsync 2", "no-fsync 8", "2 servers 8"}
+    for name, row in doc["settings"].items():
+        assert 0 < row["p50_ms"] <= row["p90_ms"] <= row["p99_ms"] <= row["max_ms"], name
+        assert row["rate"] > 0, name
+        assert row["client_us"] > 0, name
