@@ -181,7 +181,8 @@ class _Session:
         self._queue: deque[pb.PlayUpdate] = deque()
         self._queue_limit = queue_limit
         self._ready = asyncio.Event()
-        self._failed = asyncio.Event()
+        self._writing: asyncio.Future[None] | None = None
+        """The write under way, which `fail` cancels."""
         self._failure: BaseException | None = None
         self._followers = len(seats)
         self._reading = True
@@ -234,26 +235,24 @@ class _Session:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _write(self, write: Writer, response: pb.PlayResponse) -> None:
-        """One write, given up when the stream fails meanwhile."""
+        """One write, given up when the stream fails meanwhile (`fail` cancels it)."""
         writing = asyncio.ensure_future(write(response))
-        failed = asyncio.ensure_future(self._failed.wait())
+        self._writing = writing
         try:
-            await asyncio.wait({writing, failed}, return_when=asyncio.FIRST_COMPLETED)
+            await writing
+        except asyncio.CancelledError:
+            if self._failure is not None and writing.cancelled():
+                raise self._failure from None
+            raise
         finally:
-            failed.cancel()
-        if not writing.done():
-            writing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writing
-            assert self._failure is not None
-            raise self._failure
-        writing.result()
+            self._writing = None
 
     def fail(self, exc: BaseException) -> None:
         """End the stream with `exc` (its status), also while a write waits for the client."""
         if self._failure is None:
             self._failure = exc
-        self._failed.set()
+        if self._writing is not None:
+            self._writing.cancel()
         self._ready.set()
 
     def _put(self, update: pb.PlayUpdate) -> None:
@@ -329,11 +328,15 @@ class _Session:
             self._ready.set()
 
     async def _pending(self, s: _Seat) -> Pending | None:
-        """The seat's decision now: as an answer's call read it if nothing changed since,
-        else none if the last event says so (`Hub.may_decide`), else read under the lock."""
+        """The seat's decision now: as an answer's call read it if nothing changed since, or
+        as the hub last read it (`Hub.decided`), else none if the last event says so
+        (`Hub.may_decide`), else read under the lock in the hub's pool."""
         prepared = self._prepared.pop((s.live.match_id, s.seat), None)
         if prepared is not None and prepared[0] == len(s.live.events):
             return prepared[1]
+        known, decided = self._hub.decided(s.live, s.seat)
+        if known:
+            return decided
         if not self._hub.may_decide(s.live, s.seat):
             return None
         pending: Pending | None = await self._blocking(self._hub.pending, s.live, s.seat)
@@ -469,7 +472,9 @@ def _decision(match_id: str, pending: Pending) -> pb.PlayDecision:
         return msg
     assert pending.view is not None
     assert pending.proof is not None
-    msg.move.state.CopyFrom(convert.state_pb(match_id, pending.view, pending.choice, pending.proof))
+    msg.move.state.CopyFrom(
+        convert.state_pb(match_id, pending.view, pending.choice, pending.proof, pending.sides)
+    )
     msg.move.moves.extend(convert.move_pb(m) for m in pending.moves)
     return msg
 
