@@ -403,6 +403,8 @@ def test_bench_play_quick_plays_the_same_matches_both_ways() -> None:
     for n, row in doc["matches"].items():
         for name in ("unary_rate", "play_rate", "unary_server_us", "play_server_us", "ratio"):
             assert row[name] > 0, (n, name)
+    assert doc["fsync_us"] > 0  # the one-match floor, timed on the log's disk
+    assert doc["one_match_ceiling"] > doc["matches"]["1"]["ratio"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
