@@ -573,14 +573,15 @@ class Hub:
         elif match.phase is Phase.PLAYING:
             seat = match.turn
             layout = match.layout
+            seen = view(match, seat)
             pending = Pending(
                 match.move_count,
                 known,
                 None,
-                view(match, seat),
+                seen,
                 match.history[-1].leader_choice,
                 live.proof(),
-                tuple(match.legal_moves()),
+                seen.legal,  # the seat to play's view holds its legal moves, in their order
                 (layout.open_sides(), layout.counted_ends()),
             )
             decision = Decision(known, seat, pending)

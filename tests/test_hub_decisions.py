@@ -43,7 +43,9 @@ def _check_decision(hub: Hub, live: LiveMatch) -> Pending | None:
         assert known, "a followed match's decision is read before its followers hear of it"
         assert shared is hub.pending(live, seat)
         if match.phase is Phase.PLAYING and seat == match.turn:
-            assert shared is not None and shared.view is not None and shared.proof is not None
+            assert shared is not None
+            assert shared.view is not None
+            assert shared.proof is not None
             assert shared.view == view(match, seat)
             assert shared.moves == tuple(match.legal_moves())
             assert shared.sides == _fresh(shared).sides
@@ -56,7 +58,8 @@ def _check_decision(hub: Hub, live: LiveMatch) -> Pending | None:
             )
             decided = shared
         elif match.phase is Phase.AWAITING_DEAL and seat == DEALING_SEAT:
-            assert shared is not None and shared.deal_round == match.round_index + 1
+            assert shared is not None
+            assert shared.deal_round == match.round_index + 1
             decided = shared
         else:
             assert shared is None
@@ -104,5 +107,6 @@ def test_a_decision_read_before_a_change_is_not_taken_for_the_next(tmp_path: Pat
         # is stale.
         assert hub.decided(live, seat) == (False, None)
         after = hub.pending(live, live.match.turn)
-        assert after is not None and after.move_count == before.move_count + 1
+        assert after is not None
+        assert after.move_count == before.move_count + 1
         assert hub.decided(live, live.match.turn) == (True, after)

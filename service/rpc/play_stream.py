@@ -318,8 +318,7 @@ class _Session:
                     if pending is not None and (pending.move_count, pending.deal_round) != sent:
                         next_seq, _ = self._send_events(s, next_seq, pending.events)
                         sent = (pending.move_count, pending.deal_round)
-                        decision = _decision(match_id, pending)
-                        self._put(pb.PlayUpdate(match_id=match_id, seat=s.seat, decision=decision))
+                        self._put(_decision(match_id, s.seat, pending))
                 await wake.wait()
         finally:
             self._hub.unlisten(live, notify)
@@ -465,18 +464,23 @@ class _Session:
         return applied, reads
 
 
-def _decision(match_id: str, pending: Pending) -> pb.PlayDecision:
-    msg = pb.PlayDecision(move_count=pending.move_count)
+def _decision(match_id: str, seat: int, pending: Pending) -> pb.PlayUpdate:
+    """The seat's decision as its update, built in place (a decision is the largest message a
+    stream sends: copied into an update, it would cost a copy more)."""
+    update = pb.PlayUpdate(match_id=match_id, seat=seat)
+    msg = update.decision
+    msg.SetInParent()
+    msg.move_count = pending.move_count
     if pending.deal_round is not None:
         msg.deal.round_index = pending.deal_round
-        return msg
+        return update
     assert pending.view is not None
     assert pending.proof is not None
     msg.move.state.CopyFrom(
         convert.state_pb(match_id, pending.view, pending.choice, pending.proof, pending.sides)
     )
     msg.move.moves.extend(convert.move_pb(m) for m in pending.moves)
-    return msg
+    return update
 
 
 def _stopping() -> ServiceStopping:
