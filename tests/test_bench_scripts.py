@@ -428,3 +428,11 @@ def test_bench_play_many_quick_times_every_decision_of_one_and_two_servers() -> 
         assert row["server_us"] > 0, name
     assert doc["two_servers_ratio"] > 0
     assert re.search(r"^2 servers / 1 server with 8 bots: [\d.]+x actions/s \(", out, re.M), out
+
+
+def test_bench_play_session_plays_every_match_over_shared_and_per_seat_streams() -> None:
+    """The script exits 1 if a stream ends before its matches do."""
+    out = run_script("bench_play_session.py", "--quick", "--json")
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert set(doc["us_per_action"]) == {"shared", "per seat"}
+    assert positive(list(doc["us_per_action"].values()))
