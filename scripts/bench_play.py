@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 from analysis.remote import PlayedMatch, play_remote_match  # noqa: E402
 from analysis.remote_play import play_matches  # noqa: E402
 from scripts import go_bot  # noqa: E402
-from scripts.bench_service import Server, start_server  # noqa: E402
+from scripts.bench_service import Server, bare_syncs, median_us, start_server  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
 
 BOTS = ("greedy", "random")
@@ -63,6 +63,10 @@ CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one connection per 
 ALONE = 4
 """The "1 match" setting plays this many matches, one at a time: a single match is over
 in a fraction of a second, too short to measure on a shared machine."""
+SYNC_PROBES = 200
+"""Bare appends + fdatasync timed each run (fsync on), on the disk of the run's log."""
+RECORD_BYTES = 300
+"""About one action's journal record."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,10 @@ def one_run(
     round_limit: int | None,
     sync: bool,
     ways: list[tuple[str, Way]],
-) -> list[Measured]:
+) -> tuple[list[Measured], float | None]:
+    """Every way at every size on one server; and with fsync, the median µs of a bare append
+    + fdatasync on the same disk, timed before the server starts (the one-match floor)."""
+    fsync_us = median_us(bare_syncs(workdir, SYNC_PROBES, RECORD_BYTES)) if sync else None
     server = start_server(f"play run {run}", workdir, str(workdir / f"run{run}.duckdb"), sync=sync)
     results: list[Measured] = []
     try:
@@ -201,7 +208,9 @@ def one_run(
         status = server.stop()
         if status != 0:
             raise SystemExit(f"the server exited with {status}")
-    return results
+    if fsync_us is not None:
+        print(f"  run {run} a bare {RECORD_BYTES}-byte append + fdatasync: {fsync_us:.0f} us")
+    return results, fsync_us
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,13 +229,18 @@ def main(argv: list[str] | None = None) -> int:
     if opts.quick:
         runs, sizes, round_limit = 1, [1, 4], 2
     results: list[Measured] = []
+    syncs: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench_play_") as tmp:
         ways: list[tuple[str, Way]] = [("unary", unary), ("play", over_play)]
         if opts.client == "go":
             binary = go_bot.build(Path(tmp) / "playbot")
             ways = [(w, functools.partial(with_go, binary, w)) for w in ("unary", "play")]
         for run in range(runs):
-            results += one_run(Path(tmp), run, sizes, round_limit, not opts.no_fsync, ways)
+            measured, fsync_us = one_run(
+                Path(tmp), run, sizes, round_limit, not opts.no_fsync, ways
+            )
+            results += measured
+            syncs += [] if fsync_us is None else [fsync_us]
     print(
         f"\nmedians of {runs} run(s), 2-seat matches, bots {'/'.join(BOTS)}, {opts.client} client:"
     )
@@ -261,9 +275,20 @@ def main(argv: list[str] | None = None) -> int:
         if not opts.quick and row["ratio"] < opts.aim:
             ok = False
         summary[str(n)] = row
+    doc: dict[str, object] = {"runs": runs, "fsync": not opts.no_fsync, "matches": summary}
+    if syncs:
+        # One match waits for one fdatasync per action whichever way it plays, so Play at
+        # its best (no other cost) plays 1/fsync actions a second.
+        fsync_us = statistics.median(syncs)
+        unary_us = 1e6 / summary["1"]["unary_rate"]
+        play_us = 1e6 / summary["1"]["play_rate"]
+        doc |= {"fsync_us": fsync_us, "one_match_ceiling": unary_us / fsync_us}
+        print(
+            f"       1  per action: unary {unary_us:.0f} us, play {play_us:.0f} us, of which a "
+            f"bare fdatasync {fsync_us:.0f} us: play/unary at most {unary_us / fsync_us:.1f}x"
+        )
     if opts.json:
-        doc = {"runs": runs, "fsync": not opts.no_fsync, "client": opts.client}
-        print(json.dumps(doc | {"matches": summary}))
+        print(json.dumps(doc | {"client": opts.client}))
     return 0 if ok else 1
 
 

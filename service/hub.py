@@ -63,6 +63,7 @@ from sniff import (
     LeaderChoice,
     Match,
     Move,
+    OpenSide,
     Phase,
     SeatView,
     Tile,
@@ -161,6 +162,26 @@ class Pending:
     proof: Proof | None = None
     moves: tuple[Move, ...] = ()
     """The legal moves in the engine's canonical order."""
+    sides: LayoutSides | None = None
+    """The layout's open sides and counted ends, read from the match's own layout (so the
+    stream need not rebuild one from the view's placements)."""
+
+
+LayoutSides = tuple[tuple[OpenSide, ...], tuple[CountedEnd, ...]]
+"""A layout's open sides and counted ends, as `Layout.open_sides` and `counted_ends` give."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The one decision a match waits for, read at `events` durable events: `seat`'s, or none.
+
+    At most one seat decides at a time (the seat to play, or the dealing seat
+    between rounds), so one read serves every stream that follows the match.
+    """
+
+    events: int
+    seat: int | None
+    pending: Pending | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +214,10 @@ class LiveMatch:
     contributions: dict[int, bytes] = field(default_factory=dict)
     """The entropy given by each seat so far, before the first deal. Kept in memory only:
     after a restart the seats give theirs again (docs/service.md)."""
+    decision: Decision | None = None
+    """The decision last read (`Hub.pending`), replaced whole: it holds while the match has
+    `decision.events` durable events, since only a durable change moves the match on (a
+    failed append rebuilds the very state those events make)."""
 
     def missing_entropy(self) -> tuple[int, ...]:
         """The seats whose entropy the first deal still waits for (none once it is dealt)."""
@@ -468,7 +493,7 @@ class Hub:
             raise
         live.contributions = contributions
         live.events.append(Logged(event, match.move_count))
-        self._notify(live)
+        self._notify_followed(live)
         log = match.history[-1]
         return Contributed(role, tuple(range(match.seats)), (log.deal.leader, log.leader_choice))
 
@@ -514,7 +539,7 @@ class Hub:
             self._rebuild(live)
             raise
         live.events.append(Logged(event, match.move_count))
-        self._notify(live)
+        self._notify_followed(live)
         log = match.history[-1]
         return match.round_index, log.deal.leader, log.leader_choice
 
@@ -522,23 +547,61 @@ class Hub:
         """What `seat` must decide now, or None: read under the match's lock, so the view,
         the moves and the move count are of one moment (a Play stream sends it)."""
         with live.lock:
-            if live.missing_entropy():
-                return None
-            match = live.match
-            known = len(live.events)
-            if match.phase is Phase.PLAYING and match.turn == seat:
-                return Pending(
-                    match.move_count,
-                    known,
-                    None,
-                    view(match, seat),
-                    match.history[-1].leader_choice,
-                    live.proof(),
-                    tuple(match.legal_moves()),
-                )
-            if match.phase is Phase.AWAITING_DEAL and seat == DEALING_SEAT and match.history:
-                return Pending(match.move_count, known, match.round_index + 1)
-            return None
+            decision = self._decision_locked(live)
+        return decision.pending if decision.seat == seat else None
+
+    @staticmethod
+    def decided(live: LiveMatch, seat: int) -> tuple[bool, Pending | None]:
+        """(True, what `pending` would say) when the match's decision was already read at
+        its present durable events; else (False, None). Takes no lock, so an event loop may
+        call it: a Play stream then needs no call into the hub's pool for the decision."""
+        decision = live.decision
+        if decision is None or decision.events != len(live.events):
+            return False, None
+        return True, decision.pending if decision.seat == seat else None
+
+    @staticmethod
+    def _decision_locked(live: LiveMatch) -> Decision:
+        """The match's decision now (the caller holds `live.lock`), read once per change."""
+        known = len(live.events)
+        decision = live.decision
+        if decision is not None and decision.events == known:
+            return decision
+        match = live.match
+        if live.missing_entropy():
+            decision = Decision(known, None, None)
+        elif match.phase is Phase.PLAYING:
+            seat = match.turn
+            layout = match.layout
+            seen = view(match, seat)
+            pending = Pending(
+                match.move_count,
+                known,
+                None,
+                seen,
+                match.history[-1].leader_choice,
+                live.proof(),
+                seen.legal,  # the seat to play's view holds its legal moves, in their order
+                (layout.open_sides(), layout.counted_ends()),
+            )
+            decision = Decision(known, seat, pending)
+        elif match.phase is Phase.AWAITING_DEAL and match.history:
+            pending = Pending(match.move_count, known, match.round_index + 1)
+            decision = Decision(known, DEALING_SEAT, pending)
+        else:
+            decision = Decision(known, None, None)
+        live.decision = decision
+        return decision
+
+    def _notify_followed(self, live: LiveMatch) -> None:
+        """`_notify`, the match's next decision read first when anyone follows it (the
+        caller holds `live.lock`), so that each Play stream finds it (`decided`)."""
+        if live.listeners:
+            try:
+                self._decision_locked(live)
+            except Exception:  # the change is durable: its followers must hear of it anyway
+                _log.exception("match %s: its decision is left to its followers", live.match_id)
+        self._notify(live)
 
     # -- moves -------------------------------------------------------------
 
@@ -603,7 +666,7 @@ class Hub:
                 raise
             live.events.extend(logged)
             outcome = self._with_head(live, outcome, logged[-1])
-            self._notify(live)
+            self._notify_followed(live)
         if outcome.result.match_over:
             with self._registry_lock:
                 self._in_play.discard(match_id)

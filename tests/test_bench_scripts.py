@@ -404,6 +404,8 @@ def test_bench_play_quick_plays_the_same_matches_both_ways() -> None:
     for n, row in doc["matches"].items():
         for name in ("unary_rate", "play_rate", "unary_server_us", "play_server_us", "ratio"):
             assert row[name] > 0, (n, name)
+    assert doc["fsync_us"] > 0  # the one-match floor, timed on the log's disk
+    assert doc["one_match_ceiling"] > doc["matches"]["1"]["ratio"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
@@ -454,3 +456,11 @@ def test_bench_play_many_quick_with_the_go_bot_times_every_decision() -> None:
         assert 0 < row["p50_ms"] <= row["p90_ms"] <= row["p99_ms"] <= row["max_ms"], name
         assert row["rate"] > 0, name
         assert row["client_us"] > 0, name
+
+
+def test_bench_play_session_plays_every_match_over_shared_and_per_seat_streams() -> None:
+    """The script exits 1 if a stream ends before its matches do."""
+    out = run_script("bench_play_session.py", "--quick", "--json")
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert set(doc["us_per_action"]) == {"shared", "per seat"}
+    assert positive(list(doc["us_per_action"].values()))

@@ -11,7 +11,7 @@ from service.analyses import Unsolved
 from service.errors import BadArgument
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
-from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
+from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, LayoutSides, Logged, Proof
 from service.rpc.bounds import (
     DEFAULT_SOLVE_NODES,
     FACTS_FIELDS,
@@ -135,7 +135,19 @@ def _orientation_pb(move: Move) -> pb.Orientation:
     return _ORIENTATION_PB[move.orientation]
 
 
+_MOVE_PB: dict[str, pb.Move] = {}
+"""Each move's message by its notation, made once (a game has a few thousand moves)."""
+
+
 def move_pb(move: Move) -> pb.Move:
+    """The message of a move: a shared instance, so only ever copy it into another message."""
+    msg = _MOVE_PB.get(move.text)
+    if msg is None:
+        msg = _MOVE_PB[move.text] = _new_move_pb(move)
+    return msg
+
+
+def _new_move_pb(move: Move) -> pb.Move:
     if move.kind is MoveKind.PLACE:
         assert move.tile is not None
         assert move.board_tile is not None
@@ -158,12 +170,34 @@ def move_pb(move: Move) -> pb.Move:
     return msg
 
 
+_COUNTED_PB: dict[tuple[int, int, int], pb.CountedEnd] = {}
+_OPEN_PB: dict[tuple[int, int, int], pb.OpenSide] = {}
+"""Counted ends and open sides by (tile, side, value), made once: shared instances."""
+
+
 def counted_ends_pb(ends: Iterable[CountedEnd]) -> list[pb.CountedEnd]:
-    return [pb.CountedEnd(tile=tile_pb(c.tile), side=side_pb(c.side), value=c.value) for c in ends]
+    out = []
+    for c in ends:
+        key = (c.tile, int(c.side), c.value)
+        msg = _COUNTED_PB.get(key)
+        if msg is None:
+            msg = pb.CountedEnd(tile=tile_pb(c.tile), side=side_pb(c.side), value=c.value)
+            _COUNTED_PB[key] = msg
+        out.append(msg)
+    return out
 
 
 def open_sides_pb(sides: Iterable[OpenSide]) -> list[pb.OpenSide]:
-    return [pb.OpenSide(tile=tile_pb(o.tile), side=side_pb(o.side), value=o.value) for o in sides]
+    out = []
+    for o in sides:
+        key = (o.tile, int(o.side), o.value)
+        msg = _OPEN_PB.get(key)
+        if msg is None:
+            msg = _OPEN_PB[key] = pb.OpenSide(
+                tile=tile_pb(o.tile), side=side_pb(o.side), value=o.value
+            )
+        out.append(msg)
+    return out
 
 
 def hands_pb(hands: Iterable[Iterable[int]]) -> list[pb.Hand]:
@@ -337,10 +371,43 @@ def match_end_pb(
     return msg
 
 
+_PLACED_PB: dict[tuple[str, Orientation | None, bool], pb.PlacedTile] = {}
+"""Each placement's message, made once (moves are interned, and a game has few)."""
+
+
+def _placed_pb(move: Move, orientation: Orientation | None, sniff: bool) -> pb.PlacedTile:
+    """A placement on the layout: a shared instance, so only ever copy it into another
+    message. `orientation`: the Sniff rule's, for the Sniff (`sniff`) only."""
+    key = (move.text, orientation, sniff)
+    msg = _PLACED_PB.get(key)
+    if msg is None:
+        msg = pb.PlacedTile(
+            tile=tile_pb(move.tile or 0),
+            board_tile=tile_pb(move.board_tile) if move.board_tile is not None else None,
+            side=side_pb(move.side) if move.side is not None else pb.SIDE_UNSPECIFIED,
+            sniff=sniff,
+            orientation=pb.ORIENTATION_UNSPECIFIED
+            if orientation is None
+            else _ORIENTATION_PB[orientation],
+        )
+        _PLACED_PB[key] = msg
+    return msg
+
+
 def state_pb(
-    match_id: str, v: SeatView, choice: LeaderChoice | None, proof: Proof
+    match_id: str,
+    v: SeatView,
+    choice: LeaderChoice | None,
+    proof: Proof,
+    sides: LayoutSides | None = None,
 ) -> pb.MatchState:
-    layout = v.layout  # rebuilt from the placements: once, for both its sides and its ends
+    """`sides`: the layout's open sides and counted ends, when the caller read them from the
+    match (`Pending.sides`); else they are read from the layout rebuilt from the view."""
+    if sides is None:
+        layout = v.layout  # rebuilt from the placements: once, for both its sides and its ends
+        sides = (layout.open_sides(), layout.counted_ends())
+    sniff = v.sniff_index
+    orientation = None if v.sniff_rule is None else v.sniff_rule.orientation
     msg = pb.MatchState(
         name=name_of(match_id),
         match_id=match_id,
@@ -354,19 +421,12 @@ def state_pb(
         hand_sizes=list(v.hand_sizes),
         boneyard_size=v.boneyard_size,
         layout_tiles=[
-            pb.PlacedTile(
-                tile=tile_pb(m.tile or 0),
-                board_tile=tile_pb(m.board_tile) if m.board_tile is not None else None,
-                side=side_pb(m.side) if m.side is not None else pb.SIDE_UNSPECIFIED,
-                sniff=m.tile == v.sniff,
-                orientation=_ORIENTATION_PB[v.sniff_rule.orientation]
-                if m.tile == v.sniff and v.sniff_rule is not None
-                else pb.ORIENTATION_UNSPECIFIED,
-            )
-            for m in v.placements
+            _placed_pb(m, orientation if m.tile == sniff else None, m.tile == sniff)
+            for m in v.round_actions
+            if m.is_placement
         ],
-        open_sides=open_sides_pb(layout.open_sides()),
-        counted_ends=counted_ends_pb(layout.counted_ends()),
+        open_sides=open_sides_pb(sides[0]),
+        counted_ends=counted_ends_pb(sides[1]),
         ends_sum=v.ends_sum,
         scores=list(v.scores),
         move_count=v.move_count,
