@@ -33,6 +33,7 @@ from analysis.regenerate import FactsOnly, facts_only, facts_only_count
 from analysis.sqlfiles import named_queries
 from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
+from service.storage.events import ending_of
 from service.storage.replayer import RowEvent
 
 SEPARATOR = "\x1f"
@@ -667,7 +668,7 @@ class _MatchAudit:
         _, end = ended[0]
         end = {
             **end,
-            "ended_by": "round_limit" if end.get("round_limit_reached") is True else "target",
+            "ended_by": ending_of(end),
         }
         for key in ("winner", "scores", "rounds", "ended_by"):
             if key in end and summary.get(key) != end.get(key):

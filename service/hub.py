@@ -644,7 +644,7 @@ class Hub:
             who = "the observer" if role == OBSERVER else f"seat {role}'s token"
             raise Forbidden(f"{who} may not move for seat {seat}")
         notation = str(move)
-        timed: ApplyOutcome | None = None
+        timed = False
         try:
             with live.lock:
                 live.check_dealt()
@@ -680,9 +680,10 @@ class Hub:
                     )
                 outcome = self._act(live, move, seat, bank)
         finally:
-            if timed is not None:
-                self._if_over(match_id, timed)
-        self._if_over(match_id, outcome)
+            if timed:
+                self._ended(match_id)
+        if outcome.result.match_over:
+            self._ended(match_id)
         return outcome, True
 
     def _act(
@@ -731,11 +732,11 @@ class Hub:
         self._notify(live)
         return outcome
 
-    def _if_over(self, match_id: str, outcome: ApplyOutcome) -> None:
-        if outcome.result.match_over:
-            with self._registry_lock:
-                self._in_play.discard(match_id)
-            self._retire(match_id)
+    def _ended(self, match_id: str) -> None:
+        """The match has just ended: out of play, and retired (after its lock is released)."""
+        with self._registry_lock:
+            self._in_play.discard(match_id)
+        self._retire(match_id)
 
     # -- time controls (service/clock.py) ------------------------------------
 
@@ -772,39 +773,66 @@ class Hub:
             self.timekeeper.set(match_id, None)
             return
         with live.lock:
-            outcome = self._time_out_locked(live, self.now())
-        if outcome is not None:
-            self._if_over(match_id, outcome)
+            over = self._time_out_locked(live, self.now())
+        if over:
+            self._ended(match_id)
 
-    def _time_out_locked(self, live: LiveMatch, now: float) -> ApplyOutcome | None:
+    def _time_out_locked(self, live: LiveMatch, now: float) -> bool:
         """Act for the timed decision if its time had run out by `now`, through the path
         every move takes: the policy's move, a forfeit, or (for a deal) the deal. The caller
-        holds `live.lock`. The outcome of an action made; None when nothing was due."""
+        holds `live.lock`, and retires the match (`_ended`) when this says it ended."""
         clock = live.clock
         deadline = None if clock is None else clock.deadline()
         match = live.match
         if clock is None or deadline is None or clock.elapsed_ms(now) < clock.allowance_ms():
             self.timekeeper.set(live.match_id, deadline)
-            return None
+            return False
         if clock.move_count != match.move_count or live.missing_entropy():
             self._restart_clock(live)  # a decision that is no more: time the one there is
-            return None
+            return False
         if clock.seat is None:
             if match.phase is Phase.AWAITING_DEAL:
                 self._deal_locked(live, None)
             else:
                 self._restart_clock(live)
-            return None
+            return False
         seat = clock.seat
         control = clock.control
         if control.out_of_time is OutOfTime.FORFEIT:
-            return self._forfeit_locked(live, seat)
+            self._forfeit_locked(live, seat)
+            return True
         assert control.policy is not None
         move = make_bot(control.policy).choose(view(match, seat))
-        return self._act(live, move, seat, 0, control.policy)
+        return self._act(live, move, seat, 0, control.policy).result.match_over
 
-    def _forfeit_locked(self, live: LiveMatch, seat: int) -> ApplyOutcome | None:
-        raise NotImplementedError
+    def _forfeit_locked(self, live: LiveMatch, seat: int) -> None:
+        """End the match as forfeited by `seat` (`Match.forfeit`): a `match_ended` event whose
+        detail names the seat and where (`forfeit`), durable before anyone hears of it."""
+        match = live.match
+        where = {"seat": seat, "round": match.round_index, "action": len(match.history[-1].actions)}
+        winner = match.forfeit(seat)
+        reveal = {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
+        event = LogEvent.match_ended(
+            live.match_id,
+            len(live.events),
+            winner=winner,
+            scores=match.seat_scores(),
+            rounds=len(match.history),
+            **reveal,
+            forfeit=where,
+        )
+        (sealed,) = live.seal([event])
+        facts = self._ended_facts(live)
+        logged = self._logged([sealed], match.move_count)
+        try:
+            self.log.append([sealed], facts, [i.checkpoint for i in logged if i.checkpoint])
+        except BaseException:
+            self._rebuild(live)
+            raise
+        live.forfeited_seat = seat
+        live.events.extend(logged)
+        self._restart_clock(live)
+        self._notify(live)
 
     def timing(self, live: LiveMatch) -> Timing | None:
         """The match's time control and every seat's clock now (None without a clock)."""
@@ -1142,6 +1170,7 @@ class Hub:
         d: dict[str, Any] = dict(events[0].detail or {})
         live.outcomes = []
         live.timed_out = set()
+        live.forfeited_seat = None
         rebuilt: list[Logged] = []
         try:
             for step in replayer.replay(events):
@@ -1154,6 +1183,10 @@ class Hub:
                 elif isinstance(step, replayer.Acted):
                     self._record(live, step.result, step.round_index, step.action_index)
                     self._clocked(live, step.result.seat, events[step.position].detail)
+                elif isinstance(step, replayer.MatchEnded) and "forfeit" in (
+                    step.event.detail or {}
+                ):
+                    live.forfeited_seat = (step.event.detail or {})["forfeit"]["seat"]
                 elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:
                     self._with_head(live, live.outcomes[-1][2], kept[step.position])
                 rebuilt.append(
