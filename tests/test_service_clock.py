@@ -379,7 +379,7 @@ def test_after_sigkill_and_restart_the_banks_are_as_logged_and_the_clock_runs_ag
     server = ServerProcess(tmp_path / "events.duckdb", tmp_path).start()
     try:
         stub = Stub(grpc.insecure_channel(server.address), server.query_token)
-        created = clocked(stub, 2, 13, greedy(1_000, 60_000))
+        created = clocked(stub, 2, 13, greedy(60_000, 60_000))
         match_id = created.match_id
         for _ in range(3):
             st = state(stub, match_id, created.observer_token)
@@ -413,7 +413,8 @@ def test_after_sigkill_and_restart_the_banks_are_as_logged_and_the_clock_runs_ag
         ]
         running = [c for c in after.clocks if c.running]
         assert [c.seat for c in running] == [after.turn]
-        # the waiting seat's bank is the last logged one, and its move limit starts again
+        # the waiting seat's bank is the last logged one, and its move limit starts again (the
+        # exact figures: tests/test_clock_accounting.py, on a clock the test moves)
         logged_banks = [
             json.loads(r["detail"])["bank_ms"]
             for r in query(
@@ -425,6 +426,6 @@ def test_after_sigkill_and_restart_the_banks_are_as_logged_and_the_clock_runs_ag
             ).to_pylist()
         ]
         assert running[0].bank_left_ms == (logged_banks[-1] if logged_banks else 60_000)
-        assert 0 < running[0].move_time_left_ms <= 1_000
+        assert 0 < running[0].move_time_left_ms <= 60_000
     finally:
         server.close()
