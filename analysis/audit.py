@@ -109,6 +109,8 @@ class Witness(Protocol):
 
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None: ...
 
+    def forfeited(self, seat: int, round_index: int, action_index: int) -> None: ...
+
 
 class _Auditor:
     def __init__(
@@ -133,6 +135,8 @@ class _Auditor:
             if witness is None
             else witness.match
         )
+        self.forfeited = False
+        """The match ended by the record's `forfeit`."""
         self.actors: dict[tuple[int, int], int] = {}
         """Who made each action (round, index), kept only for a record with `timeouts`."""
 
@@ -256,6 +260,9 @@ class _Auditor:
         except ValueError as e:
             self.problem(r, actions, "forfeit", str(e))
             return False
+        self.forfeited = True
+        if self.witness is not None:
+            self.witness.forfeited(forfeit.seat, r, actions)
         return True
 
     def audit_out_of_time(self) -> None:
@@ -263,9 +270,7 @@ class _Auditor:
         that acted (was to act) there."""
         record, match = self.record, self.match
         forfeit = record.forfeit
-        if forfeit is not None and (
-            match.phase is not Phase.OVER or match.history[-1].end is not None
-        ):
+        if forfeit is not None and not self.forfeited:
             self.problem(
                 forfeit.round,
                 forfeit.action,

@@ -48,7 +48,7 @@ from service.errors import (
 from service.evidence.keys import SigningKey
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
-from service.match_events import action_events, created_event, deal_event
+from service.match_events import action_events, created_event, deal_event, forfeit_event
 from service.rpc.bounds import MATCH_ID
 from service.storage import replayer
 from service.storage.chain import GENESIS, MatchSecrets, seal
@@ -809,17 +809,11 @@ class Hub:
         """End the match as forfeited by `seat` (`Match.forfeit`): a `match_ended` event whose
         detail names the seat and where (`forfeit`), durable before anyone hears of it."""
         match = live.match
-        where = {"seat": seat, "round": match.round_index, "action": len(match.history[-1].actions)}
-        winner = match.forfeit(seat)
+        round_index, action_index = match.round_index, len(match.history[-1].actions)
+        match.forfeit(seat)
         reveal = {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
-        event = LogEvent.match_ended(
-            live.match_id,
-            len(live.events),
-            winner=winner,
-            scores=match.seat_scores(),
-            rounds=len(match.history),
-            **reveal,
-            forfeit=where,
+        event = forfeit_event(
+            live.match_id, len(live.events), match, seat, round_index, action_index, reveal
         )
         (sealed,) = live.seal([event])
         facts = self._ended_facts(live)

@@ -45,6 +45,11 @@ def first_move(live: LiveMatch) -> tuple[int, str]:
     return match.turn, str(match.legal_moves()[0])
 
 
+def phase_of(live: LiveMatch) -> Phase:
+    """The match's phase, read afresh (a hub call between two reads changes it)."""
+    return live.match.phase
+
+
 def answer(hub: Hub, made: Created, live: LiveMatch) -> int:
     """The seat to play answers with its first legal move; which seat it was."""
     match = live.match
@@ -189,13 +194,13 @@ def test_nobody_dealing_gets_the_next_round_dealt_after_a_move_limit(log: EventL
     live = hub.get(made.match_id)
     while live.match.phase is Phase.PLAYING:
         answer(hub, made, live)
-    assert live.match.phase is Phase.AWAITING_DEAL
+    assert phase_of(live) is Phase.AWAITING_DEAL
     banks = list(live.clock.banks) if live.clock else []
     clock.advance(999)
     assert hub.timekeeper.run_due() == []
     clock.advance(1)
     assert hub.timekeeper.run_due() == [made.match_id]
-    assert live.match.phase is Phase.PLAYING
+    assert phase_of(live) is Phase.PLAYING
     assert live.match.round_index == 1
     assert live.events[-1].event.kind == "round_dealt"
     assert live.clock is not None

@@ -14,7 +14,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -326,7 +326,7 @@ def test_a_seat_whose_client_is_gone_forfeits_and_every_view_says_so(tmp_path: P
         (2, pb.TimeControl(move_limit_ms=100, policy="greedy"), "time_control.out_of_time"),
         (
             2,
-            pb.TimeControl(move_limit_ms=100, out_of_time=7, policy="greedy"),
+            pb.TimeControl(move_limit_ms=100, out_of_time=cast(pb.OutOfTime, 7), policy="greedy"),
             "time_control.out_of_time",
         ),
         (3, forfeit(100, 0), "time_control.out_of_time"),
