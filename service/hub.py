@@ -614,9 +614,10 @@ class Hub:
         received: float | None = None,
     ) -> ApplyOutcome:
         """Apply one action exactly once; durable before it returns."""
-        return self.apply_once(match_id, token, seat, move, expected_move_count, received=received)[
-            0
-        ]
+        applied = self.apply_once(
+            match_id, token, seat, move, expected_move_count, received=received
+        )
+        return applied[0]
 
     def apply_once(
         self,
@@ -644,7 +645,7 @@ class Hub:
             who = "the observer" if role == OBSERVER else f"seat {role}'s token"
             raise Forbidden(f"{who} may not move for seat {seat}")
         notation = str(move)
-        timed = False
+        ended_by_timeout = False
         try:
             with live.lock:
                 live.check_dealt()
@@ -654,7 +655,7 @@ class Hub:
                     bank = self._bank_after(live, seat, received)
                     if bank is not None and bank < 0:
                         # out of time before it answered: the server acts for the seat first
-                        timed = self._time_out_locked(live, received)
+                        ended_by_timeout = self._time_out_locked(live, received)
                         if live.forfeited_seat is not None:
                             raise MatchOver(
                                 f"seat {seat} ran out of time and forfeited: the match is over"
@@ -680,7 +681,7 @@ class Hub:
                     )
                 outcome = self._act(live, move, seat, bank)
         finally:
-            if timed:
+            if ended_by_timeout:
                 self._ended(match_id)
         if outcome.result.match_over:
             self._ended(match_id)
