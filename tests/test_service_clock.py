@@ -112,6 +112,12 @@ def replayed(db: Path, match_id: str) -> dict[str, Any]:
     return out
 
 
+def assert_log_audits_clean(db: Path) -> None:
+    """`sniff audit --db` (through the running service) finds nothing wrong."""
+    result = CliRunner().invoke(cli, ["audit", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+
+
 def timeouts_in(events: list[pb.MatchEvent]) -> list[tuple[int, int, str]]:
     """(sequence, seat, policy) of every action chosen for a seat out of time."""
     return [
@@ -209,6 +215,7 @@ def test_a_client_killed_mid_match_gets_default_moves_and_every_view_says_so(
         assert all(by_seq[s]["kind"] == "action" for s, _, _ in timed)
         assert record["time_control"] == rows[0]["detail"]["time_control"]
         assert audit_record(record, "exported").ok
+        assert_log_audits_clean(db)
         steps = replayed(db, match_id)["steps"]
         assert [
             (s["round"], s["action"], s["seat"], s["timeout_policy"])
@@ -277,6 +284,7 @@ def test_a_seat_whose_client_is_gone_forfeits_and_every_view_says_so(tmp_path: P
         assert record["forfeit"] == place
         assert record["claims"]["winner"] == 1 - loser
         assert audit_record(record, "exported").ok
+        assert_log_audits_clean(db)
         assert replayed(db, match_id)["forfeited_seat"] == loser
         # a late answer for the forfeited decision finds the match over
         late = pb.ApplyMoveRequest(
