@@ -237,6 +237,7 @@ def actions_index(rows: list[dict[str, Any]], seq: int) -> int:
     raise AssertionError(f"no event {seq}")
 
 
+@pytest.mark.slow
 def test_a_seat_whose_client_is_gone_forfeits_and_every_view_says_so(tmp_path: Path) -> None:
     db = tmp_path / "events.duckdb"
     with serving(db, sync=False) as svc:
@@ -299,6 +300,22 @@ def test_a_seat_whose_client_is_gone_forfeits_and_every_view_says_so(tmp_path: P
         assert_refused(
             refused.value, grpc.StatusCode.FAILED_PRECONDITION, "ERROR_REASON_WRONG_PHASE"
         )
+
+
+def test_a_seat_whose_client_never_connects_still_runs_out_of_time(tmp_path: Path) -> None:
+    with serving(tmp_path / "events.duckdb", sync=False) as svc:
+        created = clocked(svc.stub, 2, 14, greedy(150, 0))
+        request = pb.WatchMatchRequest(
+            match_id=created.match_id, token=created.observer_token, from_sequence=0
+        )
+        for response in svc.stub.WatchMatch(request, timeout=HANG):
+            if response.event.HasField("action_applied"):
+                applied = response.event.action_applied
+                break
+        assert applied.move_count == 1
+        assert applied.timeout_policy == "greedy"
+        assert applied.HasField("bank_left_ms")
+        assert applied.bank_left_ms == 0
 
 
 @pytest.mark.parametrize(
