@@ -8,6 +8,7 @@ from typing import Any, Final
 import pyarrow as pa
 
 from service.analyses import Unsolved
+from service.clock import OutOfTime, SeatTime, TimeControl, Timing
 from service.errors import BadArgument
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
@@ -241,7 +242,56 @@ def create_response(created: Created) -> pb.CreateMatchResponse:
         response.turn = match.turn
     if match.round_limit is not None:
         response.round_limit = match.round_limit
+    if created.time_control is not None:
+        response.time_control.CopyFrom(time_control_pb(created.time_control))
     return response
+
+
+_OUT_OF_TIME_PB: Final = {
+    OutOfTime.DEFAULT_MOVE: pb.OUT_OF_TIME_DEFAULT_MOVE,
+    OutOfTime.FORFEIT: pb.OUT_OF_TIME_FORFEIT,
+}
+
+
+def time_control_pb(control: TimeControl) -> pb.TimeControl:
+    return pb.TimeControl(
+        move_limit_ms=control.move_limit_ms,
+        bank_ms=control.bank_ms,
+        out_of_time=_OUT_OF_TIME_PB[control.out_of_time],
+        policy=control.policy or "",
+    )
+
+
+def time_control_from_pb(msg: pb.TimeControl) -> TimeControl:
+    """A request's time control, as the hub checks it (`TimeControl.check`); an
+    `out_of_time` that names no rule is refused here."""
+    for rule, value in _OUT_OF_TIME_PB.items():
+        if msg.out_of_time == value:
+            return TimeControl(msg.move_limit_ms, msg.bank_ms, rule, msg.policy or None)
+    raise BadArgument(
+        "time_control.out_of_time",
+        f"time_control.out_of_time: {msg.out_of_time} is not OUT_OF_TIME_DEFAULT_MOVE or "
+        "OUT_OF_TIME_FORFEIT",
+    )
+
+
+def seat_clock_pb(t: SeatTime) -> pb.SeatClock:
+    return pb.SeatClock(
+        seat=t.seat,
+        move_time_left_ms=t.move_time_left_ms,
+        bank_left_ms=t.bank_left_ms,
+        running=t.running,
+    )
+
+
+def with_timing(msg: pb.MatchState, timing: Timing | None) -> pb.MatchState:
+    """`msg` with the match's time control and clocks, when it has them."""
+    if timing is not None:
+        msg.time_control.CopyFrom(time_control_pb(timing.control))
+        msg.clocks.extend(seat_clock_pb(t) for t in timing.times)
+        if timing.forfeited_seat is not None:
+            msg.forfeited_seat = timing.forfeited_seat
+    return msg
 
 
 def contribute_response(contributed: Contributed) -> pb.ContributeEntropyResponse:
@@ -492,6 +542,9 @@ def event_pb(
         )
         if d.get("round_limit") is not None:
             created.round_limit = d["round_limit"]
+        control = TimeControl.of_detail(d)
+        if control is not None:
+            created.time_control.CopyFrom(time_control_pb(control))
         msg.match_created.CopyFrom(created)
     elif e.kind == "round_dealt":
         hands = [[Tile.parse(t) for t in h] for h in d["hands"]]
@@ -523,6 +576,9 @@ def event_pb(
         )
         if e.drawn is not None and role in (OBSERVER, e.seat):
             applied.drawn_tile.CopyFrom(tile_pb(Tile.parse(e.drawn)))
+        if d.get("bank_ms") is not None:
+            applied.bank_left_ms = d["bank_ms"]
+        applied.timeout_policy = d.get("timeout") or ""
         msg.action_applied.CopyFrom(applied)
     elif e.kind == "round_ended":
         round_end = pb.RoundEnd(
@@ -543,6 +599,9 @@ def event_pb(
             bool(d.get("round_limit_reached")),
             MatchSecrets.from_detail(d),
         )
+        forfeit = d.get("forfeit")
+        if forfeit is not None:
+            end.forfeited_seat = forfeit["seat"]
         msg.match_ended.CopyFrom(pb.MatchEnded(match_end=end))
     # A match without a chain secret (begun before schema 3) gets its head only at the end.
     if e.kind == "match_ended" or (keyed and e.kind == "round_ended"):

@@ -430,7 +430,8 @@ class _Session:
         async with self._match_locks[match_id]:  # one match's answers in their order
             self._applying[match_id] += 1
             try:
-                applied, reads = await self._blocking(self._apply_then_read, answer, s)
+                received = self._hub.now()  # a clocked seat's time stops here (service/clock.py)
+                applied, reads = await self._blocking(self._apply_then_read, answer, s, received)
                 self._prepared.update(reads)
                 return bool(applied)
             finally:
@@ -440,7 +441,7 @@ class _Session:
                         wake.set()
 
     def _apply_then_read(
-        self, answer: pb.PlayAnswer, s: _Seat
+        self, answer: pb.PlayAnswer, s: _Seat, received: float
     ) -> tuple[bool, list[tuple[SeatKey, tuple[int, Pending | None]]]]:
         """In the hub's pool: apply the answer (True when applied now), then read the decision
         of each seat of its match this stream plays, so no follower needs a call of its own."""
@@ -450,7 +451,9 @@ class _Session:
         else:
             move = convert.move_of_request(answer)
             try:
-                applied = hub.apply_once(live.match_id, s.token, s.seat, move, answer.move_count)[1]
+                applied = hub.apply_once(
+                    live.match_id, s.token, s.seat, move, answer.move_count, received=received
+                )[1]
             except StaleMoveCount:
                 if hub.events_from(live, len(live.events))[1]:
                     raise MatchOver("the match is over: it takes no more answers") from None
@@ -480,6 +483,8 @@ def _decision(match_id: str, seat: int, pending: Pending) -> pb.PlayUpdate:
         convert.state_pb(match_id, pending.view, pending.choice, pending.proof, pending.sides)
     )
     msg.move.moves.extend(convert.move_pb(m) for m in pending.moves)
+    if pending.clock is not None:
+        msg.clock.CopyFrom(convert.seat_clock_pb(pending.clock))
     return update
 
 
