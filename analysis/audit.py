@@ -109,6 +109,8 @@ class Witness(Protocol):
 
     def applied(self, result: ActionResult, round_index: int, action_index: int) -> None: ...
 
+    def forfeited(self, seat: int, round_index: int, action_index: int) -> None: ...
+
 
 class _Auditor:
     def __init__(
@@ -133,6 +135,10 @@ class _Auditor:
             if witness is None
             else witness.match
         )
+        self.forfeited = False
+        """The match ended by the record's `forfeit`."""
+        self.actors: dict[tuple[int, int], int] = {}
+        """Who made each action (round, index), kept only for a record with `timeouts`."""
 
     def problem(self, round: int | None, action: int | None, kind: str, reason: str) -> None:
         self.result.problems.append(Problem(round, action, kind, reason))
@@ -143,6 +149,7 @@ class _Auditor:
                 self.audit_round(r, rnd)
         except _Stop:
             return
+        self.audit_out_of_time()
         if self.match.phase is not Phase.OVER and not self.allow_unfinished:
             self.problem(None, None, "match_unfinished", self.unfinished_reason())
         self.audit_match_claims()
@@ -190,6 +197,7 @@ class _Auditor:
         before = None if witness is None else witness.before
         applied = None if witness is None else witness.applied
         playing = Phase.PLAYING
+        actors = self.actors if self.record.timeouts else None
         for k, move in enumerate(rnd.actions):
             if match.phase is not playing:
                 self.stop_after_end(r, k)
@@ -205,6 +213,8 @@ class _Auditor:
                 raise _Stop from None
             if applied is not None:
                 applied(result, r, k)
+            if actors is not None:
+                actors[r, k] = result.seat
             if k < claimed_count:
                 assert claimed_points is not None
                 claimed = claimed_points[k]
@@ -219,6 +229,9 @@ class _Auditor:
                 f"claims {len(claimed_points)} point figures for {len(rnd.actions)} actions",
             )
         if match.phase is Phase.PLAYING:
+            if self.forfeits_here(r, len(rnd.actions)):
+                self.audit_round_in_play(r, rnd)
+                return
             if self.allow_unfinished and r == len(self.record.rounds) - 1:
                 self.audit_round_in_play(r, rnd)
                 return
@@ -231,6 +244,49 @@ class _Auditor:
             )
             raise _Stop
         self.audit_round_claims(r, rnd, match.history[-1])
+
+    def forfeits_here(self, r: int, actions: int) -> bool:
+        """End the match by the record's forfeit when its last round stops where the forfeit
+        says (round `r`, after `actions` actions); False, with nothing done, anywhere else.
+        A forfeit is no rule of play: the moves must stop where it is claimed, and a claim
+        they do not bear out is reported by `audit_out_of_time`."""
+        forfeit = self.record.forfeit
+        if forfeit is None or r != len(self.record.rounds) - 1:
+            return False
+        if (forfeit.round, forfeit.action) != (r, actions) or forfeit.seat != self.match.turn:
+            return False
+        try:
+            self.match.forfeit(forfeit.seat)
+        except ValueError as e:
+            self.problem(r, actions, "forfeit", str(e))
+            return False
+        self.forfeited = True
+        if self.witness is not None:
+            self.witness.forfeited(forfeit.seat, r, actions)
+        return True
+
+    def audit_out_of_time(self) -> None:
+        """The record's `forfeit` and `timeouts` name places its moves have, for the seat
+        that acted (was to act) there."""
+        record, match = self.record, self.match
+        forfeit = record.forfeit
+        if forfeit is not None and not self.forfeited:
+            self.problem(
+                forfeit.round,
+                forfeit.action,
+                "forfeit",
+                f"claimed seat {forfeit.seat} forfeited here, but the moves go on: "
+                f"{match.result_text()}",
+            )
+        for t in record.timeouts:
+            if self.actors.get((t.round, t.action)) != t.seat:
+                self.problem(
+                    t.round,
+                    t.action,
+                    "timeout",
+                    f"claimed a move chosen for seat {t.seat} out of time, "
+                    "but that seat made no action here",
+                )
 
     def audit_round_in_play(self, r: int, rnd: RecordRound) -> None:
         """The claims of a last round still in play: it has no end yet, scores so far."""

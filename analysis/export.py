@@ -132,6 +132,9 @@ def record_of(work: MatchWork) -> dict[str, Any]:
         record["players"] = created["players"]
     if created.get("round_limit") is not None:
         record["round_limit"] = created["round_limit"]
+    if created.get("time_control") is not None:
+        record["time_control"] = created["time_control"]
+    timeouts: list[dict[str, Any]] = []
     teams = [team_of(s, seats) for s in range(seats)]
     scores = [0] * seats
     rounds: list[dict[str, Any]] = []
@@ -150,6 +153,9 @@ def record_of(work: MatchWork) -> dict[str, Any]:
             )
         elif kind == "action" and rounds:
             move = row[6]
+            if detail.get("timeout") is not None:
+                where = {"round": row[3], "action": row[4], "seat": row[5]}
+                timeouts.append({**where, "policy": detail["timeout"]})
             rounds[-1]["actions"].append(move)
             placement = move not in ("draw", "pass")
             rounds[-1]["claims"]["points"].append(row[8] if placement else None)
@@ -169,6 +175,10 @@ def record_of(work: MatchWork) -> dict[str, Any]:
     if ended is not None and rounds and "end" not in rounds[-1]["claims"]:
         rounds[-1]["claims"]["scores"] = ended["scores"]  # won on a placement, mid-round
     record["rounds"] = rounds
+    if timeouts:
+        record["timeouts"] = timeouts
+    if ended is not None and ended.get("forfeit") is not None:
+        record["forfeit"] = ended["forfeit"]
     claims: dict[str, Any] = {}
     if ended is not None:
         claims["winner"] = ended["winner"]

@@ -33,6 +33,7 @@ from analysis.regenerate import FactsOnly, facts_only, facts_only_count
 from analysis.sqlfiles import id_lists, named_queries
 from analysis.tournament_audit import TournamentMatch, check_tournaments
 from service.storage import chain, replayer
+from service.storage.events import ending_of
 from service.storage.replayer import RowEvent
 
 """Named matches looked up per query: the Query RPC takes a text of at most 10,000 characters."""
@@ -654,7 +655,7 @@ class _MatchAudit:
         _, end = ended[0]
         end = {
             **end,
-            "ended_by": "round_limit" if end.get("round_limit_reached") is True else "target",
+            "ended_by": ending_of(end),
         }
         for key in ("winner", "scores", "rounds", "ended_by"):
             if key in end and summary.get(key) != end.get(key):

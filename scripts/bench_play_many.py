@@ -30,6 +30,14 @@ Settings, each run (a server of its own on a fresh log for each):
 - `2 servers`: the largest number split between two server processes, each
   on its own log (fsync on), against `fsync` of the same run.
 
+With `--client go` the bots are the Go sample bot's instead (clients/go,
+`playbot -bots N`, built first by clients/go/build.sh): one process per
+server whose goroutines play one seat each on its own Play stream, over
+`--clients` connections, the same bots (the Go bot's policies choose as
+sniff.bots does), each round trip timed the same way; its own CPU per
+decision is small, so the figures are the service's. Only `fsync`,
+`no-fsync` and `2 servers` run with it.
+
 Every client process creates its matches first; the clock (and the
 server's CPU, from /proc) starts once all are created and stops when the
 last match is over. Reported: median, p90, p99 and max round trip,
@@ -39,6 +47,7 @@ per action; medians over `--runs` runs (default 3).
     .venv/bin/python scripts/bench_play_many.py                 # ~5 minutes
     .venv/bin/python scripts/bench_play_many.py --quick         # smoke run
     .venv/bin/python scripts/bench_play_many.py --runs 5 --json
+    .venv/bin/python scripts/bench_play_many.py --client go --bots 64 --runs 3
 
 Exits 1 when a match did not end or a bot's answer was refused (the client
 process fails); the 20 ms p99 aim is printed, not enforced.
@@ -52,6 +61,7 @@ import multiprocessing as mp
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -68,6 +78,7 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.bot_matches import bot_players  # noqa: E402
 from analysis.remote_play import MatchSeen, StreamSeat, play_stream  # noqa: E402
+from scripts import go_bot  # noqa: E402
 from scripts.bench_service import CLK_TCK, Server, start_server  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb  # noqa: E402
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc  # noqa: E402
@@ -293,6 +304,68 @@ class Measured:
         }
 
 
+GO_TIMEOUT = 900.0
+"""A Go bot run's bound: only a hang takes this long."""
+
+
+def measure_go(
+    binary: Path,
+    setting: str,
+    servers: list[Server],
+    bots: int,
+    clients: int,
+    seed0: int,
+    rl: int | None,
+) -> Measured:
+    """`bots` Go bots, split evenly over `servers`, one Go process for each (`playbot -bots`,
+    its streams over `clients` connections): each creates its matches and says so, the clock
+    starts, each is told to go, and each reports its round trips and its own clock and CPU."""
+    share = bots // len(servers)
+    procs: list[subprocess.Popen[str]] = []
+    for i, server in enumerate(servers):
+        args = ["-addr", server.address, "-bots", str(share), "-conns", str(clients)]
+        args += ["-seed", str(seed0 + i * share // SEATS), "-policy", ",".join(BOTS), "-wait"]
+        if rl is not None:
+            args += ["-round-limit", str(rl)]
+        procs.append(
+            subprocess.Popen(
+                [str(binary), *args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    for p in procs:
+        assert p.stdout is not None
+        if json.loads(p.stdout.readline() or "{}") != {"ready": True}:
+            raise SystemExit(f"the Go bot did not get ready: {p.communicate()[1]}")
+    cpu0, threads0 = sum(s.cpu_seconds() for s in servers), threads_of(servers)
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outputs = [p.communicate(timeout=GO_TIMEOUT) for p in procs]
+    cpu1, threads1 = sum(s.cpu_seconds() for s in servers), threads_of(servers)
+    summaries = []
+    for p, (out, err) in zip(procs, outputs, strict=True):
+        if p.returncode != 0:
+            raise SystemExit(f"the Go bot failed ({p.returncode}): {err}")
+        summaries.append(go_bot.results(out)[1])
+    return Measured(
+        setting,
+        bots,
+        clients,
+        sum(s["moves"] for s in summaries),
+        max(s["seconds"] for s in summaries),
+        cpu1 - cpu0,
+        sum(s["cpu_seconds"] for s in summaries),
+        Threads.between(threads0, threads1),
+        [x for s in summaries for x in s["round_trips"]],
+        [s["bot_seconds_median"] for s in summaries],
+    )
+
+
 def measure(
     setting: str,
     servers: list[Server],
@@ -303,8 +376,12 @@ def measure(
     *,
     shared: bool = False,
     think: float = 0.0,
+    go_bot_binary: Path | None = None,
 ) -> Measured:
-    """`bots` bots (bots / 2 matches) in `clients` processes, spread over `servers` in turn."""
+    """`bots` bots (bots / 2 matches) in `clients` processes, spread over `servers` in turn;
+    with `go_bot_binary`, that Go bot's (measure_go)."""
+    if go_bot_binary is not None:
+        return measure_go(go_bot_binary, setting, servers, bots, clients, seed0, rl)
     matches = bots // SEATS
     clients = max(len(servers), min(clients, matches))
     ctx = mp.get_context("spawn")  # no fork of a process that may hold gRPC state
@@ -376,24 +453,31 @@ def on_one_server(
 
 
 def one_run(
-    workdir: Path, run: int, sizes: list[int], clients: int, rl: int | None, think: float
+    workdir: Path,
+    run: int,
+    sizes: list[int],
+    clients: int,
+    rl: int | None,
+    think: float,
+    go: Path | None = None,
 ) -> list[Measured]:
     """Every setting once: fsync on and off at each size, then at the largest size one
-    stream per client, paced bots, and two servers on two logs."""
+    stream per client, paced bots (not with the Go bot), and two servers on two logs."""
     results = [
-        on_one_server(workdir, run, setting, n, clients, rl)
+        on_one_server(workdir, run, setting, n, clients, rl, go_bot_binary=go)
         for setting in ("fsync", "no-fsync")
         for n in sizes
     ]
     n = max(sizes)
-    results.append(on_one_server(workdir, run, "shared", n, clients, rl, shared=True))
-    results.append(on_one_server(workdir, run, "paced", n, clients, rl, think=think))
+    if go is None:
+        results.append(on_one_server(workdir, run, "shared", n, clients, rl, shared=True))
+        results.append(on_one_server(workdir, run, "paced", n, clients, rl, think=think))
     servers = [
         start_server(f"run {run} shard {i}", workdir, str(workdir / f"r{run}s{i}.duckdb"))
         for i in range(2)
     ]
     try:
-        m = measure("2 servers", servers, n, clients, 10_000 * run + 100 * n, rl)
+        m = measure("2 servers", servers, n, clients, 10_000 * run + 100 * n, rl, go_bot_binary=go)
     finally:
         if [s.stop() for s in servers] != [0, 0]:
             raise SystemExit("a shard server did not exit cleanly")
@@ -408,6 +492,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots", type=int, nargs="+", default=[2, 16, 64], help="even counts")
     parser.add_argument("--clients", type=int, default=4, help="client processes at most")
     parser.add_argument("--think-ms", type=float, default=100.0, help="a paced bot's thinking")
+    parser.add_argument(
+        "--client", choices=("python", "go"), default="python", help="whose bots play"
+    )
     parser.add_argument("--quick", action="store_true", help="1 run, 2 and 8 bots, 2 rounds")
     parser.add_argument("--json", action="store_true", help="also print one JSON line")
     opts = parser.parse_args(argv)
@@ -418,9 +505,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--bots: each count must be a positive even number (2-seat matches)")
     results: list[Measured] = []
     with tempfile.TemporaryDirectory(prefix="bench_play_many_") as tmp:
+        go = go_bot.build(Path(tmp) / "playbot") if opts.client == "go" else None
         for run in range(runs):
-            results += one_run(Path(tmp), run, sizes, clients, rl, opts.think_ms / 1e3)
-    print(f"\nmedians of {runs} run(s), 2-seat matches, bots {'/'.join(BOTS)}, one stream a bot:")
+            results += one_run(Path(tmp), run, sizes, clients, rl, opts.think_ms / 1e3, go)
+    bots = "/".join(BOTS) + (" (the Go bot)" if go is not None else "")
+    print(f"\nmedians of {runs} run(s), 2-seat matches, bots {bots}, one stream a bot:")
     head: tuple[str, ...] = ("setting", "bots", "p50 ms", "p90 ms", "p99 ms", "max ms")
     head += ("actions/s", "srv us/act", "loop wait us/act")
     widths = (12, 5, 7, 7, 7, 7, 10, 11, 17)
@@ -455,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     ratio = statistics.median(ratios)
     print(f"2 servers / 1 server with {top} bots: {ratio:.2f}x actions/s ({spread} by run)")
     if opts.json:
-        doc = {"runs": runs, "clients": clients, "settings": summary, "two_servers_ratio": ratio}
+        doc = {"runs": runs, "clients": clients, "client": opts.client, "settings": summary}
+        doc["two_servers_ratio"] = ratio
         print(json.dumps(doc))
     return 0
 

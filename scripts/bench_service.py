@@ -503,18 +503,26 @@ def time_parts(workdir: Path, actions: int, seats: int) -> dict[str, float]:
     if shm.is_dir() and os.access(shm, os.W_OK):
         with tempfile.TemporaryDirectory(dir=shm, prefix="bench-sniff-") as d:
             parts["EventLog.append(1 event), tmpfs (no real fsync)"] = log_appends(Path(d), n_log)
+    parts["bare 256-byte append + fdatasync, same disk"] = bare_syncs(disk, n_log, 256)
+    return {k: median_us(v) for k, v in parts.items()}
+
+
+def bare_syncs(directory: Path, n: int, size: int) -> list[int]:
+    """Nanoseconds each of `n` appends of `size` bytes and their fdatasync took, in a file of
+    `directory` (removed after): what one durable journal write costs at least on that disk."""
     sync_times = []
-    fd = os.open(disk / "fsync-probe", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    probe = directory / "fsync-probe"
+    fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        for _ in range(n_log):
-            t0 = clock()
-            os.write(fd, b"x" * 256)
+        for _ in range(n):
+            t0 = time.perf_counter_ns()
+            os.write(fd, b"x" * size)
             os.fdatasync(fd)
-            sync_times.append(clock() - t0)
+            sync_times.append(time.perf_counter_ns() - t0)
     finally:
         os.close(fd)
-    parts["bare 256-byte append + fdatasync, same disk"] = sync_times
-    return {k: median_us(v) for k, v in parts.items()}
+        probe.unlink()
+    return sync_times
 
 
 # -- one run ---------------------------------------------------------------------------

@@ -12,6 +12,8 @@ fi
 
 # Headless Chromium for the replay viewer's browser test (quick when present).
 bash scripts/install_browser.sh
+# Go, protoc and the Go gRPC libraries for the Go sample bot's test (quick when present).
+bash scripts/install_go.sh
 
 echo "== ruff"
 .venv/bin/ruff check .

@@ -24,11 +24,13 @@ import hmac
 import logging
 import secrets
 import threading
+import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from service.clock import MatchClock, OutOfTime, SeatTime, TimeControl, Timekeeper, Timing
 from service.defaults import DEFAULT_MAX_LIVE_MATCHES
 from service.errors import (
     AwaitingEntropy,
@@ -46,7 +48,7 @@ from service.errors import (
 from service.evidence.keys import SigningKey
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
-from service.match_events import action_events, created_event, deal_event
+from service.match_events import action_events, created_event, deal_event, forfeit_event
 from service.rpc.bounds import MATCH_ID
 from service.storage import replayer
 from service.storage.chain import GENESIS, MatchSecrets, seal
@@ -63,11 +65,13 @@ from sniff import (
     LeaderChoice,
     Match,
     Move,
+    OpenSide,
     Phase,
     SeatView,
     Tile,
     view,
 )
+from sniff.bots import make_bot
 from sniff.dealing import DEALING_VERSION
 from sniff.errors import MatchOver, NoRoundInPlay, NotYourTurn, TileNotInHand
 from sniff.facts import FactsRows
@@ -161,6 +165,28 @@ class Pending:
     proof: Proof | None = None
     moves: tuple[Move, ...] = ()
     """The legal moves in the engine's canonical order."""
+    sides: LayoutSides | None = None
+    """The layout's open sides and counted ends, read from the match's own layout (so the
+    stream need not rebuild one from the view's placements)."""
+    clock: SeatTime | None = None
+    """With a time control, for a move decision: the seat's clock when this was read."""
+
+
+LayoutSides = tuple[tuple[OpenSide, ...], tuple[CountedEnd, ...]]
+"""A layout's open sides and counted ends, as `Layout.open_sides` and `counted_ends` give."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The one decision a match waits for, read at `events` durable events: `seat`'s, or none.
+
+    At most one seat decides at a time (the seat to play, or the dealing seat
+    between rounds), so one read serves every stream that follows the match.
+    """
+
+    events: int
+    seat: int | None
+    pending: Pending | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +219,17 @@ class LiveMatch:
     contributions: dict[int, bytes] = field(default_factory=dict)
     """The entropy given by each seat so far, before the first deal. Kept in memory only:
     after a restart the seats give theirs again (docs/service.md)."""
+    decision: Decision | None = None
+    """The decision last read (`Hub.pending`), replaced whole: it holds while the match has
+    `decision.events` durable events, since only a durable change moves the match on (a
+    failed append rebuilds the very state those events make)."""
+    clock: MatchClock | None = None
+    """The match's clocks, when it was created with a time control (service/clock.py)."""
+    timed_out: set[int] = field(default_factory=set)
+    """The move counts (indices of `outcomes`) of the actions the server made for a seat
+    out of time: an answer for one is stale, never a retry, whatever move it names."""
+    forfeited_seat: int | None = None
+    """The seat that forfeited the match when it ran out of time."""
 
     def missing_entropy(self) -> tuple[int, ...]:
         """The seats whose entropy the first deal still waits for (none once it is dealt)."""
@@ -272,6 +309,7 @@ class Created:
     seed_commitment: bytes | None
     seat_entropy: bool = False
     """The first round waits for every seat's entropy (ContributeEntropy)."""
+    time_control: TimeControl | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,9 +326,19 @@ class Contributed:
 class Hub:
     """Every live match of one service process, backed by one event log."""
 
-    def __init__(self, log: EventLog, max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        max_live_matches: int = DEFAULT_MAX_LIVE_MATCHES,
+        *,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.log = log
         self.max_live_matches = max_live_matches
+        self.now = now
+        """The clock of time controls (seconds, monotonic); a test gives one it moves."""
+        self.timekeeper = Timekeeper(now, self.time_out)
+        """Fires the timeouts of clocked matches once started (`Timekeeper.start`)."""
         self._matches: dict[str, LiveMatch] = {}
         self._in_play: set[str] = set()
         """Matches created (or recovered) and not won yet."""
@@ -343,15 +391,19 @@ class Hub:
         variant: Variant = AMERICAN,
         round_limit: int | None = None,
         seat_entropy: bool = False,
+        time_control: TimeControl | None = None,
         players: Sequence[str] = (),
         run_id: str = "",
     ) -> Created:
         """A new match with its first round dealt, durable before it is returned; with
         `seat_entropy`, undealt: its first deal waits for every seat's entropy (`contribute`).
-        `players` (a name a seat) and `run_id` are logged with it when given.
+        With `time_control`, its clocks start with the first deal. `players` (a name a seat)
+        and `run_id` are logged with it when given.
 
         Raises LimitReached when `max_live_matches` matches are in play.
         """
+        if time_control is not None:
+            time_control.check(seats)
         if seat_entropy and deal is not None:
             raise BadArgument(
                 "seat_entropy",
@@ -381,13 +433,19 @@ class Hub:
             named: dict[str, Any] = {"players": list(players)} if players else {}
             if run_id:
                 named["run_id"] = run_id
-            return self._create(match, seed, deal is not None, seat_entropy, named)
+            return self._create(match, seed, deal is not None, seat_entropy, time_control, named)
         finally:
             with self._registry_lock:
                 self._creating -= 1
 
     def _create(
-        self, match: Match, seed: int, explicit: bool, seat_entropy: bool, named: dict[str, Any]
+        self,
+        match: Match,
+        seed: int,
+        explicit: bool,
+        seat_entropy: bool,
+        time_control: TimeControl | None,
+        named: dict[str, Any],
     ) -> Created:
         seats = match.seats
         match_id = secrets.token_hex(8)
@@ -398,7 +456,10 @@ class Hub:
             match_id, match, digests, secrets=MatchSecrets.new(seed), seat_entropy=seat_entropy
         )
         assert live.secrets is not None
-        marked = {"seat_entropy": True} if seat_entropy else {}
+        marked: dict[str, Any] = {"seat_entropy": True} if seat_entropy else {}
+        if time_control is not None:
+            marked["time_control"] = time_control.detail()
+            live.clock = MatchClock.new(time_control, seats)
         created = created_event(
             match_id,
             match,
@@ -417,8 +478,16 @@ class Hub:
         with self._registry_lock:
             self._matches[match_id] = live
             self._in_play.add(match_id)
+        with live.lock:
+            self._restart_clock(live)
         return Created(
-            match_id, seat_tokens, observer, match, live.secrets.commitment, seat_entropy
+            match_id,
+            seat_tokens,
+            observer,
+            match,
+            live.secrets.commitment,
+            seat_entropy,
+            time_control,
         )
 
     def contribute(self, match_id: str, token: str, entropy: bytes) -> Contributed:
@@ -477,7 +546,8 @@ class Hub:
             raise
         live.contributions = contributions
         live.events.append(Logged(event, match.move_count))
-        self._notify(live)
+        self._restart_clock(live)
+        self._notify_followed(live)
         log = match.history[-1]
         return Contributed(role, tuple(range(match.seats)), (log.deal.leader, log.leader_choice))
 
@@ -523,7 +593,8 @@ class Hub:
             self._rebuild(live)
             raise
         live.events.append(Logged(event, match.move_count))
-        self._notify(live)
+        self._restart_clock(live)
+        self._notify_followed(live)
         log = match.history[-1]
         return match.round_index, log.deal.leader, log.leader_choice
 
@@ -531,23 +602,65 @@ class Hub:
         """What `seat` must decide now, or None: read under the match's lock, so the view,
         the moves and the move count are of one moment (a Play stream sends it)."""
         with live.lock:
-            if live.missing_entropy():
-                return None
-            match = live.match
-            known = len(live.events)
-            if match.phase is Phase.PLAYING and match.turn == seat:
-                return Pending(
-                    match.move_count,
-                    known,
-                    None,
-                    view(match, seat),
-                    match.history[-1].leader_choice,
-                    live.proof(),
-                    tuple(match.legal_moves()),
-                )
-            if match.phase is Phase.AWAITING_DEAL and seat == DEALING_SEAT and match.history:
-                return Pending(match.move_count, known, match.round_index + 1)
-            return None
+            decision = self._decision_locked(live)
+            pending = decision.pending if decision.seat == seat else None
+            if pending is not None and pending.clock is not None and live.clock is not None:
+                # a decision read again later (a resumed stream) shows the clock as it is now
+                pending = replace(pending, clock=live.clock.times(self.now())[seat])
+        return pending
+
+    @staticmethod
+    def decided(live: LiveMatch, seat: int) -> tuple[bool, Pending | None]:
+        """(True, what `pending` would say) when the match's decision was already read at
+        its present durable events; else (False, None). Takes no lock, so an event loop may
+        call it: a Play stream then needs no call into the hub's pool for the decision."""
+        decision = live.decision
+        if decision is None or decision.events != len(live.events):
+            return False, None
+        return True, decision.pending if decision.seat == seat else None
+
+    def _decision_locked(self, live: LiveMatch) -> Decision:
+        """The match's decision now (the caller holds `live.lock`), read once per change."""
+        known = len(live.events)
+        decision = live.decision
+        if decision is not None and decision.events == known:
+            return decision
+        match = live.match
+        if live.missing_entropy():
+            decision = Decision(known, None, None)
+        elif match.phase is Phase.PLAYING:
+            seat = match.turn
+            layout = match.layout
+            seen = view(match, seat)
+            pending = Pending(
+                match.move_count,
+                known,
+                None,
+                seen,
+                match.history[-1].leader_choice,
+                live.proof(),
+                seen.legal,  # the seat to play's view holds its legal moves, in their order
+                (layout.open_sides(), layout.counted_ends()),
+                None if live.clock is None else live.clock.times(self.now())[seat],
+            )
+            decision = Decision(known, seat, pending)
+        elif match.phase is Phase.AWAITING_DEAL and match.history:
+            pending = Pending(match.move_count, known, match.round_index + 1)
+            decision = Decision(known, DEALING_SEAT, pending)
+        else:
+            decision = Decision(known, None, None)
+        live.decision = decision
+        return decision
+
+    def _notify_followed(self, live: LiveMatch) -> None:
+        """`_notify`, the match's next decision read first when anyone follows it (the
+        caller holds `live.lock`), so that each Play stream finds it (`decided`)."""
+        if live.listeners:
+            try:
+                self._decision_locked(live)
+            except Exception:  # the change is durable: its followers must hear of it anyway
+                _log.exception("match %s: its decision is left to its followers", live.match_id)
+        self._notify(live)
 
     # -- moves -------------------------------------------------------------
 
@@ -564,60 +677,238 @@ class Hub:
             return match.legal_moves()
 
     def apply(
-        self, match_id: str, token: str, seat: int, move: Move, expected_move_count: int
+        self,
+        match_id: str,
+        token: str,
+        seat: int,
+        move: Move,
+        expected_move_count: int,
+        *,
+        received: float | None = None,
     ) -> ApplyOutcome:
         """Apply one action exactly once; durable before it returns."""
-        return self.apply_once(match_id, token, seat, move, expected_move_count)[0]
+        applied = self.apply_once(
+            match_id, token, seat, move, expected_move_count, received=received
+        )
+        return applied[0]
 
     def apply_once(
-        self, match_id: str, token: str, seat: int, move: Move, expected_move_count: int
+        self,
+        match_id: str,
+        token: str,
+        seat: int,
+        move: Move,
+        expected_move_count: int,
+        *,
+        received: float | None = None,
     ) -> tuple[ApplyOutcome, bool]:
         """`apply`, and whether the action was applied by this call (False: a retry of one
-        applied before, answered with its outcome)."""
+        applied before, answered with its outcome).
+
+        `received` is when the server received the answer, on `now`'s clock (now, when not
+        given): a clocked seat's time stops there. An answer received once its seat was out
+        of time is refused as stale (or as for a match over, after a forfeit) once the server
+        has acted for the seat; a timeout that came first is not made again.
+        """
+        if received is None:
+            received = self.now()
         live, role = self.authorize(match_id, token)
         self._check_seat(live, seat)
         if role != seat:
             who = "the observer" if role == OBSERVER else f"seat {role}'s token"
             raise Forbidden(f"{who} may not move for seat {seat}")
         notation = str(move)
-        with live.lock:
-            live.check_dealt()
-            match = live.match
-            if expected_move_count != match.move_count:
-                if expected_move_count < match.move_count:
-                    done_seat, done_move, outcome = live.outcomes[expected_move_count]
-                    if done_seat == seat and done_move == notation:
-                        return outcome, False
-                raise StaleMoveCount(
-                    f"the match has applied {match.move_count} actions, not "
-                    f"{expected_move_count}: read the state and decide again"
-                )
-            try:
-                outcome = self._apply_locked(live, move, seat)
-            except TileNotInHand:
-                # The engine says where the tile is (another seat's hand, the
-                # boneyard), which an audit may show but a seat must not learn.
-                assert move.tile is not None
-                where = " (it is on the layout)" if match.layout.covered[move.tile] >= 0 else ""
-                raise TileNotInHand(
-                    f"tile {NAMES[move.tile]} is not in seat {seat}'s hand{where}"
-                ) from None
-            events = live.seal(self._action_events(live, outcome))
-            facts = self._ended_facts(live) if outcome.result.match_over else None
-            logged = self._logged(events, outcome.move_count)
-            try:
-                self.log.append(events, facts, [i.checkpoint for i in logged if i.checkpoint])
-            except BaseException:
-                self._rebuild(live)
-                raise
-            live.events.extend(logged)
-            outcome = self._with_head(live, outcome, logged[-1])
-            self._notify(live)
+        ended_by_timeout = False
+        try:
+            with live.lock:
+                live.check_dealt()
+                match = live.match
+                bank = None
+                if expected_move_count == match.move_count:
+                    bank = self._bank_after(live, seat, received)
+                    if bank is not None and bank < 0:
+                        # out of time before it answered: the server acts for the seat first
+                        ended_by_timeout = self._time_out_locked(live, received)
+                        if live.forfeited_seat is not None:
+                            raise MatchOver(
+                                f"seat {seat} ran out of time and forfeited: the match is over"
+                            )
+                if expected_move_count != match.move_count:
+                    if expected_move_count < match.move_count:
+                        done_seat, done_move, outcome = live.outcomes[expected_move_count]
+                        if (
+                            done_seat == seat
+                            and done_move == notation
+                            and expected_move_count not in live.timed_out
+                        ):
+                            return outcome, False
+                    ran_out = expected_move_count in live.timed_out
+                    raise StaleMoveCount(
+                        (
+                            f"seat {seat} ran out of time: the server acted for it; "
+                            if ran_out
+                            else ""
+                        )
+                        + f"the match has applied {match.move_count} actions, not "
+                        f"{expected_move_count}: read the state and decide again"
+                    )
+                outcome = self._act(live, move, seat, bank)
+        finally:
+            if ended_by_timeout:
+                self._ended(match_id)
         if outcome.result.match_over:
-            with self._registry_lock:
-                self._in_play.discard(match_id)
-            self._retire(match_id)
+            self._ended(match_id)
         return outcome, True
+
+    def _act(
+        self,
+        live: LiveMatch,
+        move: Move,
+        seat: int,
+        bank: int | None,
+        timeout: str | None = None,
+    ) -> ApplyOutcome:
+        """Apply one action and make it durable; the caller holds `live.lock` and has checked
+        the move count. `bank`: the seat's bank after it (a clocked match), logged with the
+        action, and `timeout` the policy that chose it for a seat out of time."""
+        match = live.match
+        try:
+            outcome = self._apply_locked(live, move, seat)
+        except TileNotInHand:
+            # The engine says where the tile is (another seat's hand, the
+            # boneyard), which an audit may show but a seat must not learn.
+            assert move.tile is not None
+            where = " (it is on the layout)" if match.layout.covered[move.tile] >= 0 else ""
+            raise TileNotInHand(
+                f"tile {NAMES[move.tile]} is not in seat {seat}'s hand{where}"
+            ) from None
+        events = self._action_events(live, outcome)
+        if bank is not None:
+            clocked: dict[str, Any] = {"bank_ms": bank}
+            if timeout is not None:
+                clocked["timeout"] = timeout
+            events[0] = replace(events[0], detail=clocked)
+        events = live.seal(events)
+        facts = self._ended_facts(live) if outcome.result.match_over else None
+        logged = self._logged(events, outcome.move_count)
+        try:
+            self.log.append(events, facts, [i.checkpoint for i in logged if i.checkpoint])
+        except BaseException:
+            self._rebuild(live)
+            raise
+        if bank is not None and live.clock is not None:
+            live.clock.banks[seat] = bank
+        if timeout is not None:
+            live.timed_out.add(outcome.move_count - 1)
+        live.events.extend(logged)
+        outcome = self._with_head(live, outcome, logged[-1])
+        self._restart_clock(live)
+        self._notify_followed(live)
+        return outcome
+
+    def _ended(self, match_id: str) -> None:
+        """The match has just ended: out of play, and retired (after its lock is released)."""
+        with self._registry_lock:
+            self._in_play.discard(match_id)
+        self._retire(match_id)
+
+    # -- time controls (service/clock.py) ------------------------------------
+
+    @staticmethod
+    def _bank_after(live: LiveMatch, seat: int, received: float) -> int | None:
+        """The seat's bank once its answer received at `received` is applied; None for a
+        match without a clock or a seat whose decision is not timed, -1 when out of time."""
+        clock = live.clock
+        if clock is None or clock.seat != seat or clock.move_count != live.match.move_count:
+            return None
+        bank = clock.bank_after(received)
+        return -1 if bank is None else bank
+
+    def _restart_clock(self, live: LiveMatch) -> None:
+        """Time the match's next decision from now (after it was made durable); the caller
+        holds `live.lock`."""
+        clock = live.clock
+        if clock is None:
+            return
+        match = live.match
+        now = self.now()
+        if match.phase is Phase.PLAYING:
+            clock.start(match.turn, match.move_count, now)
+        elif match.phase is Phase.AWAITING_DEAL and match.history and live.forfeited_seat is None:
+            clock.start_deal(match.round_index + 1, match.move_count, now)
+        else:
+            clock.stop()
+        self.timekeeper.set(live.match_id, clock.deadline())
+
+    def time_out(self, match_id: str) -> None:
+        """Act for the seat whose time has run out, if it has (the timekeeper's call)."""
+        live = self._matches.get(match_id)
+        if live is None:
+            self.timekeeper.set(match_id, None)
+            return
+        with live.lock:
+            over = self._time_out_locked(live, self.now())
+        if over:
+            self._ended(match_id)
+
+    def _time_out_locked(self, live: LiveMatch, now: float) -> bool:
+        """Act for the timed decision if its time had run out by `now`, through the path
+        every move takes: the policy's move, a forfeit, or (for a deal) the deal. The caller
+        holds `live.lock`, and retires the match (`_ended`) when this says it ended."""
+        clock = live.clock
+        deadline = None if clock is None else clock.deadline()
+        match = live.match
+        if clock is None or deadline is None or clock.elapsed_ms(now) < clock.allowance_ms():
+            self.timekeeper.set(live.match_id, deadline)
+            return False
+        if clock.move_count != match.move_count or live.missing_entropy():
+            self._restart_clock(live)  # a decision that is no more: time the one there is
+            return False
+        if clock.seat is None:
+            if match.phase is Phase.AWAITING_DEAL:
+                self._deal_locked(live, None)
+            else:
+                self._restart_clock(live)
+            return False
+        seat = clock.seat
+        control = clock.control
+        if control.out_of_time is OutOfTime.FORFEIT:
+            self._forfeit_locked(live, seat)
+            return True
+        assert control.policy is not None
+        move = make_bot(control.policy).choose(view(match, seat))
+        return self._act(live, move, seat, 0, control.policy).result.match_over
+
+    def _forfeit_locked(self, live: LiveMatch, seat: int) -> None:
+        """End the match as forfeited by `seat` (`Match.forfeit`): a `match_ended` event whose
+        detail names the seat and where (`forfeit`), durable before anyone hears of it."""
+        match = live.match
+        round_index, action_index = match.round_index, len(match.history[-1].actions)
+        match.forfeit(seat)
+        reveal = {"seed": match.seed} if live.secrets is None else live.secrets.revealed_detail()
+        event = forfeit_event(
+            live.match_id, len(live.events), match, seat, round_index, action_index, reveal
+        )
+        (sealed,) = live.seal([event])
+        facts = self._ended_facts(live)
+        logged = self._logged([sealed], match.move_count)
+        try:
+            self.log.append([sealed], facts, [i.checkpoint for i in logged if i.checkpoint])
+        except BaseException:
+            self._rebuild(live)
+            raise
+        live.forfeited_seat = seat
+        live.events.extend(logged)
+        self._restart_clock(live)
+        self._notify(live)
+
+    def timing(self, live: LiveMatch) -> Timing | None:
+        """The match's time control and every seat's clock now (None without a clock)."""
+        with live.lock:
+            clock = live.clock
+            if clock is None:
+                return None
+            return Timing(clock.control, clock.times(self.now()), live.forfeited_seat)
 
     def _logged(self, events: list[LogEvent], move_count: int) -> list[Logged]:
         """Events as kept in memory, a round or match end with its checkpoint when the log
@@ -747,6 +1038,13 @@ class Hub:
             match = live.match
             choice = match.history[-1].leader_choice if match.history else None
             return view(match, None if role == OBSERVER else role), choice, live.proof()
+
+    def timed_state(
+        self, match_id: str, token: str
+    ) -> tuple[SeatView, LeaderChoice | None, Proof, Timing | None]:
+        """`state`, with the match's time control and clocks when it has them (GetState)."""
+        v, choice, proof = self.state(match_id, token)
+        return v, choice, proof, self.timing(self.get(match_id))
 
     def analysis_view(self, match_id: str, token: str) -> SeatView:
         """The view an analysis is made from: that of the seat to play, holding `token`.
@@ -939,6 +1237,8 @@ class Hub:
             raise RecoveryError(f"match {live.match_id}: the log does not start with its creation")
         d: dict[str, Any] = dict(events[0].detail or {})
         live.outcomes = []
+        live.timed_out = set()
+        live.forfeited_seat = None
         rebuilt: list[Logged] = []
         try:
             for step in replayer.replay(events):
@@ -947,8 +1247,14 @@ class Hub:
                     live.token_digests = tuple(d["token_sha256"])
                     live.secrets = MatchSecrets.from_detail(d)
                     live.seat_entropy = d.get("seat_entropy") is True
+                    live.clock = _clock_of(d, step.match.seats)
                 elif isinstance(step, replayer.Acted):
                     self._record(live, step.result, step.round_index, step.action_index)
+                    self._clocked(live, step.result.seat, events[step.position].detail)
+                elif isinstance(step, replayer.MatchEnded) and "forfeit" in (
+                    step.event.detail or {}
+                ):
+                    live.forfeited_seat = (step.event.detail or {})["forfeit"]["seat"]
                 elif isinstance(step, replayer.RoundEnded | replayer.MatchEnded) and live.outcomes:
                     self._with_head(live, live.outcomes[-1][2], kept[step.position])
                 rebuilt.append(
@@ -961,6 +1267,25 @@ class Hub:
         except replayer.ReplayMismatch as e:
             raise RecoveryError(_recovery_message(live.match_id, events, e)) from None
         live.events = rebuilt
+        self._restart_clock(live)
+
+    @staticmethod
+    def _clocked(live: LiveMatch, seat: int, detail: Mapping[str, Any] | None) -> None:
+        """Take what a logged action says of the clock: the seat's bank after it, and
+        whether the server made it for a seat out of time."""
+        if detail is None:
+            return
+        if live.clock is not None and isinstance(detail.get("bank_ms"), int):
+            live.clock.banks[seat] = detail["bank_ms"]
+        if detail.get("timeout") is not None:
+            live.timed_out.add(live.match.move_count - 1)
+
+
+def _clock_of(created: Mapping[str, Any], seats: int) -> MatchClock | None:
+    """The clock of a match replayed from its log: every bank whole, until its actions
+    say otherwise (`Hub._clocked`); only the log counts, not a clock held before."""
+    control = TimeControl.of_detail(created)
+    return None if control is None else MatchClock.new(control, seats)
 
 
 def _recovery_message(

@@ -108,6 +108,29 @@ def match_ended_event(
     )
 
 
+def forfeit_event(
+    match_id: str,
+    seq: int,
+    match: Match,
+    seat: int,
+    round_index: int,
+    action_index: int,
+    reveal: Mapping[str, Any],
+) -> LogEvent:
+    """The `match_ended` event of a match `seat` has just forfeited out of time
+    (`Match.forfeit`), before action `action_index` of round `round_index`: its detail names
+    where (`forfeit`), beside `reveal` (docs/service.md, "Time controls")."""
+    return LogEvent.match_ended(
+        match_id,
+        seq,
+        winner=match.winner,
+        scores=match.seat_scores(),
+        rounds=len(match.history),
+        **reveal,
+        forfeit={"seat": seat, "round": round_index, "action": action_index},
+    )
+
+
 def deal_event(
     match_id: str,
     seq: int,

@@ -26,6 +26,7 @@ from service.match_events import (
     action_content,
     created_event,
     deal_content,
+    forfeit_event,
     match_ended_event,
     round_ended_content,
 )
@@ -166,3 +167,13 @@ class EventRecorder:
         if result.match_over:
             reveal = {**self.secrets.revealed_detail(), **self._ended}
             self._add_event(match_ended_event(self.match_id, len(self), match, result, reveal))
+
+    def forfeited(self, seat: int, round_index: int, action_index: int) -> None:
+        """Log the end of a match `seat` has just forfeited (`Match.forfeit`) before action
+        `action_index` of round `round_index`, as the service logs it (docs/service.md)."""
+        reveal = {**self.secrets.revealed_detail(), **self._ended}
+        self._add_event(
+            forfeit_event(
+                self.match_id, len(self), self.match, seat, round_index, action_index, reveal
+            )
+        )

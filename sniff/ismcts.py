@@ -39,8 +39,22 @@ A visit is counted when an iteration passes through a node, its value when
 the batch's playouts come back, so the iterations of one batch are spread
 over the tree rather than all taking the same path.
 
-**The choice** is the root action visited most; ties go to the higher mean
-value, then to the first in the engine's canonical order. A forced move, and
+**The root prior** (progressive bias; Chaslot et al. 2008, and the "prior
+knowledge" of Gelly & Silver 2007): before its iterations the tree plays
+`PRIOR_ROLLOUTS` flat rollouts a legal move at the root, the rollout bot's
+analysis (rollout.py: every move on the same sampled deals and playout seeds,
+so the moves' differences are paired), and starts each root child with
+`PRIOR_WEIGHT` visits at that equity. UCB1 then spends the iterations on the
+moves it cannot yet tell apart from the best, and the tree below them refines
+the greedy play the rollouts assumed. Without it the root's moves are told
+apart by a few hundred unpaired iterations, noisier than the rollout bot's
+paired estimate of the same thing, the likely reason the tree alone did not
+beat the rollout bot (docs/benchmarks.md, "The search bot").
+`prior=0` turns it off.
+
+**The choice** is the root action visited most (the prior's visits
+included); ties go to the higher mean value, then to the first in the
+engine's canonical order. A forced move, and
 a placement that reaches the target at once, are played without searching
 (as the `rollout` bot does).
 
@@ -48,6 +62,8 @@ a placement that reaches the target at once, are played without searching
 end-of-round value), or `millis` of wall time (whole batches until the time
 is up), or both (whichever ends first), refused as rollout.py's
 `check_budget` refuses. A budget in playouts is reproducible from the seed.
+The root prior's rollouts are not counted in `playouts`; they are made in
+full first, and their time counts in `millis`.
 """
 
 from __future__ import annotations
@@ -64,10 +80,14 @@ from sniff.match import Phase, legal_moves_of
 from sniff.moves import Move
 from sniff.playout import PlayoutState, Policy
 from sniff.rollout import (
+    BATCH as ROLLOUT_BATCH,
+)
+from sniff.rollout import (
     MAX_ROLLOUTS,
     MIN_ROLLOUTS,
     NotToPlay,
     _Determinizer,
+    _paired_batch,
     _winning_move,
     check_budget,
     policy_named,
@@ -91,6 +111,15 @@ SOLVER_NODES: Final = 400
 """The exact solver's node budget at a leaf: small, since it is pure Python and runs once
 per iteration that reaches a new endgame position."""
 
+PRIOR_ROLLOUTS: Final = 300
+"""Flat rollouts a legal move at the root before the tree's iterations (`_Tree.seed_root`):
+common random numbers, so the first estimate of the root's moves is paired and precise;
+about a third of the time per move at the default budget."""
+PRIOR_WEIGHT: Final = 50
+"""The visits those rollouts count for in each root child: UCB1 then treats the flat equity
+as 50 iterations' worth, so the tree spends its own iterations on the moves it cannot yet
+tell apart from the best and below them refines what greedy play would have made."""
+
 _STEPS: Final = Budget(nodes=1)
 """The budget of the `_Search` a tree makes only for its `step` (the rules of one action,
 as the playouts play them): it never searches."""
@@ -113,8 +142,9 @@ class _TreeNode:
 
 @dataclass(frozen=True, slots=True)
 class RootAction:
-    """One of the bot's legal moves after the search: how often it was tried and what it was
-    worth on average to the bot's side (its equity under the search's play)."""
+    """One of the bot's legal moves after the search: how often it was tried (the root
+    prior's weight included) and what it was worth on average to the bot's side (its equity
+    under the search's play, the prior's rollouts counted at that weight)."""
 
     move: Move
     visits: int
@@ -129,6 +159,20 @@ class Searched:
     best: Move
     playouts: int
     seed: int
+
+
+def check_prior(prior: int, prior_weight: int) -> None:
+    """Refuse a root prior that is neither off (0) nor `MIN_ROLLOUTS` to `MAX_ROLLOUTS`
+    rollouts a move at a weight of 1 visit or more."""
+    if isinstance(prior, bool) or not isinstance(prior, int):
+        raise ValueError(f"a root prior is a whole number of rollouts a move, not {prior!r}")
+    if prior and not MIN_ROLLOUTS <= prior <= MAX_ROLLOUTS:
+        raise ValueError(
+            f"a root prior is 0 (none) or {MIN_ROLLOUTS} to {MAX_ROLLOUTS:,} rollouts a move, "
+            f"not {prior!r}"
+        )
+    if prior and prior_weight < 1:
+        raise ValueError(f"a root prior weighs 1 visit or more, not {prior_weight!r}")
 
 
 def _best(actions: Sequence[RootAction]) -> Move:
@@ -146,6 +190,8 @@ def search(
     exploration: float = EXPLORATION,
     solver_nodes: int = SOLVER_NODES,
     policy: str | Policy = Policy.GREEDY,
+    prior: int = PRIOR_ROLLOUTS,
+    prior_weight: int = PRIOR_WEIGHT,
     backend: str | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Searched:
@@ -162,9 +208,12 @@ def search(
         playouts = BOT_PLAYOUTS
     if view.viewer is None or view.phase is not Phase.PLAYING or view.turn != view.viewer:
         raise NotToPlay("the search is made for the seat to play, from its own view")
+    check_prior(prior, prior_weight)
     tree = _Tree(view, random.Random(seed), exploration, solver_nodes, policy_named(policy))
     wanted = MAX_ROLLOUTS if playouts is None else playouts
     deadline = None if millis is None else clock() + millis / 1000.0
+    if prior:
+        tree.seed_root(prior, prior_weight, backend)
     done = 0
     while done < wanted:
         size = min(BATCH, wanted - done)
@@ -200,6 +249,7 @@ class _Tree:
         policy: Policy,
     ) -> None:
         self.view = view
+        self.viewer = view.viewer
         self.rng = rng
         self.c = exploration
         self.solver = Budget(nodes=solver_nodes)
@@ -238,6 +288,32 @@ class _Tree:
             assert values is not None
             for node in path:
                 node.total += values[node.side]
+
+    def seed_root(self, prior: int, weight: int, backend: str | None) -> None:
+        """Progressive bias at the root: each legal move's child starts with `weight` visits
+        at its flat rollout equity (rollout.py's, `prior` common-random-number playouts a
+        move on the tree's own determinizations), so the tree refines a paired, low-noise
+        first estimate instead of telling the moves apart from a few hundred unpaired
+        iterations."""
+        view, rng = self.view, self.rng
+        side = self.teams[self.viewer] if self.viewer is not None else 0
+        moves = view.legal_moves()
+        totals = [0.0] * len(moves)
+        done = 0
+        while done < prior:
+            size = min(ROLLOUT_BATCH, prior - done)
+            batch = _paired_batch(
+                self.sampler, self.determinize, rng, moves, size, self.policy, side, backend
+            )
+            for i, got in enumerate(batch):
+                totals[i] += math.fsum(got)
+            done += size
+        root = self.root
+        for move, total in zip(moves, totals, strict=True):
+            child = root.children[id(move)] = _TreeNode(move, side)
+            child.visits = child.avail = weight
+            child.total = total / prior * weight
+        root.visits += weight
 
     def values(self, gains: Sequence[int]) -> list[float]:
         return [value_for_side(gains, side) for side in range(self.sides)]
@@ -317,12 +393,9 @@ class _Tree:
         """The state to play out from `at`; or, with two seats and an empty boneyard where the
         solver solves it within its budget, every side's value from its exact value."""
         layout, hands, turn, drawn, pos, needs = at
-        leaf = PlayoutState(
-            state.variant,
-            state.seats,
-            state.target,
+        leaf = state.stepped(
             tuple(state.target - n for n in needs),
-            tuple(layout.placements),
+            layout.placements,
             hands,
             state.boneyard[pos:],
             turn,
@@ -371,8 +444,12 @@ class IsmctsBot:
         playouts: int | None = None,
         millis: float | None = None,
         exploration: float = EXPLORATION,
+        prior: int = PRIOR_ROLLOUTS,
+        prior_weight: int = PRIOR_WEIGHT,
     ) -> None:
+        self.prior, self.prior_weight = prior, prior_weight
         check_budget(playouts, millis, "playouts per move")
+        check_prior(prior, prior_weight)
         if not math.isfinite(exploration) or exploration < 0:
             raise ValueError(f"the exploration constant is a number >= 0, not {exploration!r}")
         self.playouts = BOT_PLAYOUTS if playouts is None and millis is None else playouts
@@ -395,6 +472,8 @@ class IsmctsBot:
                 millis=self.millis,
                 seed=seed,
                 exploration=self.exploration,
+                prior=self.prior,
+                prior_weight=self.prior_weight,
             ).best
         ranked = getattr(view, "ranked_moves", None)
         if ranked is None:

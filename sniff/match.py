@@ -447,6 +447,19 @@ class Match:
         self.winner = leaders[0] if len(leaders) == 1 else None
         return _new(ActionResult, (seat, move, points, ends, drawn, end, self.winner, True))
 
+    def forfeit(self, seat: Seat) -> Seat:
+        """End the match at once, won by the side `seat` is not on, the scores as they stand;
+        the winner (the first seat of that side). This is how the service ends a match whose
+        seat ran out of time under a forfeit time control (docs/service.md): no rule of play
+        makes it. Only with 2 or 4 seats, where there is one other side."""
+        if self.phase is _OVER:
+            raise MatchOver("the match is over: nobody can forfeit it")
+        if self.seats == 3 or not 0 <= seat < self.seats:
+            raise ValueError(f"seat {seat} of a {self.seats}-seat match cannot forfeit")
+        self.phase = _OVER
+        self.winner = (seat + 1) % 2
+        return self.winner
+
     def result_text(self) -> str:
         """How the match ended, in words: who won, or a draw at the round limit."""
         if self.phase is not _OVER:

@@ -280,6 +280,41 @@ class PlayoutState:
         object.__setattr__(state, "_packed", tuple(packed))
         return state
 
+    def stepped(
+        self,
+        scores: Sequence[int],
+        placements: Sequence[Move],
+        hands: Sequence[int],
+        boneyard: Sequence[int],
+        turn: int,
+        drawn: int = -1,
+    ) -> PlayoutState:
+        """This round further on, as the rules stepped it from this state (the solver's
+        `step`, down the search tree): `placements` extend this state's, the rest replace
+        its own. Not checked again, which is the point: the search makes a state like this
+        per iteration, and the constructor's check rebuilds the layout from every placement
+        each time. The caller vouches that the rules made it; a state from anywhere else is
+        built, and checked, by the constructor."""
+        placements = tuple(placements)
+        known = len(self.placements)
+        codes = self._packed[4]
+        assert isinstance(codes, tuple)
+        state = object.__new__(PlayoutState)
+        for name in ("variant", "seats", "target"):
+            object.__setattr__(state, name, getattr(self, name))
+        object.__setattr__(state, "scores", tuple(scores))
+        object.__setattr__(state, "placements", placements)
+        object.__setattr__(state, "hands", tuple(hands))
+        object.__setattr__(state, "boneyard", tuple(boneyard))
+        object.__setattr__(state, "turn", turn)
+        object.__setattr__(state, "drawn", drawn)
+        packed = list(self._packed)
+        packed[3], packed[5], packed[6] = state.scores, state.hands, state.boneyard
+        packed[4] = codes + tuple(code_of(m) for m in placements[known:])
+        packed[7], packed[8] = turn, drawn
+        object.__setattr__(state, "_packed", tuple(packed))
+        return state
+
     def layout(self) -> Layout:
         """A fresh copy of the layout the placements build."""
         return _board_of(self.variant, self.placements).layout.copy()

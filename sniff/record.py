@@ -60,6 +60,25 @@ class RoundClaims:
 
 
 @dataclass(frozen=True, slots=True)
+class OutOfTimeAt:
+    """A seat out of time at action `action` of round `round`: where it forfeited (the
+    record's `forfeit`), or an action the service chose for it (an entry of `timeouts`)."""
+
+    seat: int
+    round: int
+    action: int
+
+
+def _place(value: object, what: str) -> OutOfTimeAt:
+    """A `forfeit` or `timeouts` entry: an object with a seat, a round and an action."""
+    if not isinstance(value, Mapping) or not all(
+        _is_int(value.get(k)) and value[k] >= 0 for k in ("seat", "round", "action")
+    ):
+        raise MalformedRecord(f"{what} must be an object with a 'seat', a 'round' and an 'action'")
+    return OutOfTimeAt(value["seat"], value["round"], value["action"])
+
+
+@dataclass(frozen=True, slots=True)
 class RecordRound:
     deal: Deal
     actions: tuple[Move, ...]
@@ -84,6 +103,11 @@ class MatchRecord:
     round_limit: int | None = None
     winner_claimed: bool = False
     """True when the record claims a winner, or claims `null`: a draw at the round limit."""
+    forfeit: OutOfTimeAt | None = None
+    """The seat that forfeited the match out of time, and where (a served match with a
+    forfeit time control: docs/service.md), when the record says."""
+    timeouts: tuple[OutOfTimeAt, ...] = ()
+    """The actions the service chose for a seat out of time (the `timeouts` field)."""
 
 
 # -- writing --------------------------------------------------------------
@@ -273,6 +297,10 @@ def parse_record(obj: object) -> MatchRecord:
     if winner is not None and not _is_int(winner):
         raise MalformedRecord("claims 'winner' must be a seat number")
     scores = claims.get("scores")
+    forfeit = obj.get("forfeit")
+    timeouts = obj.get("timeouts", [])
+    if not isinstance(timeouts, list):
+        raise MalformedRecord("'timeouts' must be a list")
     return MatchRecord(
         id=None if match_id is None else str(match_id),
         seats=seats,
@@ -284,6 +312,8 @@ def parse_record(obj: object) -> MatchRecord:
         players=None if players is None else tuple(players),
         round_limit=round_limit,
         winner_claimed="winner" in claims,
+        forfeit=None if forfeit is None else _place(forfeit, "'forfeit'"),
+        timeouts=tuple(_place(t, "each of 'timeouts'") for t in timeouts),
     )
 
 

@@ -181,15 +181,34 @@ def equities(
     done = 0
     while done < wanted:
         size = min(BATCH, wanted - done)
-        states = [determinize.state(sampler.sample(rng)) for _ in range(size)]
-        seeds = [rng.getrandbits(64) for _ in range(size)]
-        for i, move in enumerate(moves):
-            played = playout.rollouts(states, pol, seeds, first=move, backend=backend)
-            values[i].extend(played.net(side))
+        batch = _paired_batch(sampler, determinize, rng, moves, size, pol, side, backend)
+        for i, got in enumerate(batch):
+            values[i].extend(got)
         done += size
         if deadline is not None and done >= MIN_ROLLOUTS and clock() >= deadline:
             break
     return _summarize(moves, values, done, str(pol), seed)
+
+
+def _paired_batch(
+    sampler: Sampler,
+    determinize: _Determinizer,
+    rng: random.Random,
+    moves: Sequence[Move],
+    size: int,
+    policy: Policy,
+    side: int,
+    backend: str | None,
+) -> list[tuple[float, ...]]:
+    """`size` sampled deals and playout seeds, and every move played out first on all of
+    them (common random numbers): per move, `side`'s net result of each playout. The one
+    batch of the rollout analysis and of the search bot's root prior (ismcts.py)."""
+    states = [determinize.state(sampler.sample(rng)) for _ in range(size)]
+    seeds = [rng.getrandbits(64) for _ in range(size)]
+    return [
+        tuple(playout.rollouts(states, policy, seeds, first=move, backend=backend).net(side))
+        for move in moves
+    ]
 
 
 EXACT: Final = "exact"

@@ -2,7 +2,7 @@
 
 Tiers (the markers are registered in pyproject.toml; docs/testing.md):
 
-- `bench`, `browser`, `node`, `ray` name a kind of test; every one of them is
+- `bench`, `browser`, `go`, `node`, `ray` name a kind of test; every one of them is
   also `slow` (added below), so `pytest -m "not slow"` leaves them all out;
 - `slow` marks any other test that takes more than about half a second on a loaded
   2-core machine (measured with `--durations=0`).
@@ -33,7 +33,7 @@ from hypothesis import settings
 from tests.helpers import CI_EXAMPLES, DEV_EXAMPLES
 from tests.service_helpers import Served, Service, free_port, serving, wait_serving
 
-KINDS = ("bench", "browser", "node", "ray")
+KINDS = ("bench", "browser", "go", "node", "ray")
 """Markers of a kind of test; each implies `slow`."""
 
 settings.register_profile("ci", max_examples=CI_EXAMPLES)

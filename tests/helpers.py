@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import time
 from collections.abc import Callable
 from types import ModuleType
@@ -56,6 +57,17 @@ def need(module: str, install: str) -> ModuleType:
     except ImportError:
         absent(f"the Python module {module}", install)
         raise  # not reached: absent() raises
+
+
+GO_TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
+"""What clients/go/build.sh runs (scripts/install_go.sh installs them)."""
+
+
+def need_go() -> None:
+    """Skip (or fail under REQUIRE_ALL) unless the Go bot can be built here."""
+    missing = [tool for tool in GO_TOOLS if shutil.which(tool) is None]
+    if missing:
+        absent(f"the Go toolchain ({', '.join(missing)})", "run `bash scripts/install_go.sh`")
 
 
 def example_count(n: int) -> int:

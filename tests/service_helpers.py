@@ -204,8 +204,9 @@ class ServerProcess:
         assert owner is not None, "no service holds the log"
         return owner.query_token or ""
 
-    def start(self, deadline: float = HANG, same_port: bool = False) -> ServerProcess:
-        """Start it on a free port, or (`same_port`) again where it was, as a restart does."""
+    def start(self, deadline: float = HANG, *, same_port: bool = False) -> ServerProcess:
+        """Start the service on a free port, or (`same_port`, a restart) on the last one, where
+        a client that reconnects by itself finds it again."""
         if not (same_port and self.port):
             self.port = free_port()
         command = _sniff_serve()

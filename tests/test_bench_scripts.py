@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from sniff.backend import KERNEL_AVAILABLE
+from tests.helpers import need_go
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -403,6 +404,8 @@ def test_bench_play_quick_plays_the_same_matches_both_ways() -> None:
     for n, row in doc["matches"].items():
         for name in ("unary_rate", "play_rate", "unary_server_us", "play_server_us", "ratio"):
             assert row[name] > 0, (n, name)
+    assert doc["fsync_us"] > 0  # the one-match floor, timed on the log's disk
+    assert doc["one_match_ceiling"] > doc["matches"]["1"]["ratio"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
@@ -435,3 +438,38 @@ def test_bench_arena_quick_plays_the_same_matches_through_the_arena_and_in_proce
     assert doc["matches"] == 10
     for way in ("arena", "in process"):
         assert positive([doc["median"][way]["matches_per_s"], doc["median"][way]["ms_per_match"]])
+
+
+@pytest.mark.go
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_play_quick_with_the_go_bot_plays_the_same_matches_both_ways() -> None:
+    need_go()
+    out = run_script("bench_play.py", "--quick", "--json", "--client", "go", timeout=900)
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert doc["client"] == "go"
+    assert set(doc["matches"]) == {"1", "4"}
+    for n, row in doc["matches"].items():
+        for name in ("unary_rate", "play_rate", "unary_client_us", "play_client_us", "ratio"):
+            assert row[name] > 0, (n, name)
+
+
+@pytest.mark.go
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for server CPU")
+def test_bench_play_many_quick_with_the_go_bot_times_every_decision() -> None:
+    need_go()
+    out = run_script("bench_play_many.py", "--quick", "--json", "--client", "go", timeout=900)
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert doc["client"] == "go"
+    assert set(doc["settings"]) == {"fsync 2", "fsync 8", "no-fsync 2", "no-fsync 8", "2 servers 8"}
+    for name, row in doc["settings"].items():
+        assert 0 < row["p50_ms"] <= row["p90_ms"] <= row["p99_ms"] <= row["max_ms"], name
+        assert row["rate"] > 0, name
+        assert row["client_us"] > 0, name
+
+
+def test_bench_play_session_plays_every_match_over_shared_and_per_seat_streams() -> None:
+    """The script exits 1 if a stream ends before its matches do."""
+    out = run_script("bench_play_session.py", "--quick", "--json")
+    doc: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    assert set(doc["us_per_action"]) == {"shared", "per seat"}
+    assert positive(list(doc["us_per_action"].values()))

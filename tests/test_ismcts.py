@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from sniff import VARIANTS, Match, Move, Phase, make_bot, parse_bots, play_match, view
 from sniff import ismcts as ismcts_module
 from sniff import playout as playout_module
-from sniff.ismcts import BOT_PLAYOUTS, IsmctsBot, search
+from sniff.ismcts import BOT_PLAYOUTS, PRIOR_WEIGHT, IsmctsBot, search
 from sniff.moves import PASS
 from sniff.playout import KERNEL_AVAILABLE, PlayoutState
-from sniff.rollout import MAX_MILLIS, MAX_ROLLOUTS, BadBudget, NotToPlay
+from sniff.rollout import MAX_MILLIS, MAX_ROLLOUTS, BadBudget, NotToPlay, equities
 from sniff.solver import Budget, MoveBounds, NotSolved, solve
 from sniff.view import SeatView
 from tests.sampler_helpers import decisions, positions
@@ -51,7 +51,9 @@ def test_the_same_seed_and_playout_budget_give_the_same_search_and_another_seed_
         one = search(seen, playouts=48, seed=9)
         assert one == search(seen, playouts=48, seed=9)
         assert one.playouts == 48
-        assert sum(a.visits for a in one.actions) == 48
+        # each root move starts with the root prior's visits (module text), the tree's on top
+        assert sum(a.visits for a in one.actions) == 48 + PRIOR_WEIGHT * len(seen.legal)
+        assert sum(a.visits for a in search(seen, playouts=48, prior=0).actions) == 48
         assert one != search(seen, playouts=48, seed=10)
 
 
@@ -155,7 +157,7 @@ def test_the_exact_solver_values_the_leaves_of_two_seat_rounds_with_an_empty_bon
 
     monkeypatch.setattr(ismcts_module, "solve", counting)
     seen = next(endgames(1))
-    search(seen, playouts=32, seed=1)
+    search(seen, playouts=32, seed=1, prior=0)  # the prior would settle this one at the root
     assert calls
     assert all(c == (2, 0) for c in calls)
     calls.clear()
@@ -183,7 +185,7 @@ def test_a_leaf_the_solver_cannot_finish_is_played_out_instead(
     monkeypatch.setattr(ismcts_module, "solve", give_up)
     monkeypatch.setattr(playout_module, "rollouts", counting)
     seen = next(endgames(1))
-    result = search(seen, playouts=40, seed=2)
+    result = search(seen, playouts=40, seed=2, prior=0)  # the leaves alone
     assert unsolved
     assert sum(played) >= len(unsolved)
     assert result.best in seen.legal
@@ -270,3 +272,29 @@ def test_a_view_without_history_is_ranked_where_it_was_served() -> None:
 
     with pytest.raises(TypeError, match="SeatView"):
         IsmctsBot(5, playouts=40).choose(Unranked())
+
+
+@pytest.mark.parametrize(("prior", "weight"), [(-1, 50), (1, 50), (64, 0), (True, 50)])
+def test_a_root_prior_out_of_bounds_is_refused(prior: int, weight: int) -> None:
+    match = next(decisions(2, 1, 1))
+    seen = view(match, match.turn)
+    with pytest.raises(ValueError, match="prior"):
+        search(seen, playouts=8, prior=prior, prior_weight=weight)
+    with pytest.raises(ValueError, match="prior"):
+        IsmctsBot(1, prior=prior, prior_weight=weight)
+
+
+def test_the_root_prior_starts_each_move_at_its_flat_rollout_equity() -> None:
+    """Progressive bias: with `prior` rollouts a move, each root move starts with
+    `prior_weight` visits at the rollout analysis's equity of the same seed (the same
+    determinizations and playout seeds); the tree's iterations come on top."""
+    for seats in (2, 4):
+        match = next(decisions(seats, 6, 1))
+        seen = view(match, match.turn)
+        flat = equities(seen, rollouts=64, seed=11)
+        searched = search(seen, playouts=2, prior=64, prior_weight=30, seed=11)
+        assert sum(a.visits for a in searched.actions) == 2 + 30 * len(seen.legal)
+        untouched = [a for a in searched.actions if a.visits == 30]
+        assert len(untouched) >= len(seen.legal) - 2
+        for action in untouched:
+            assert action.mean == pytest.approx(flat.of(action.move).equity)

@@ -64,6 +64,33 @@ def test_a_match_state_round_trips_through_move_codes() -> None:
         assert move_of(code_of(move)) is move
 
 
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_a_stepped_state_is_the_state_the_constructor_checks_further_on(seats: int) -> None:
+    """`stepped` skips the check, so it must build exactly what the constructor builds from
+    the same later position of the round, kernel packing included."""
+    for variant in sorted(VARIANTS):
+        for seed in range(3):
+            match = Match(seats, seed=seed, variant=variant, round_limit=1)
+            bots = [make_bot("random", seed * 5 + s) for s in range(seats)]
+            start = PlayoutState.of_match(match)
+            steps = 0
+            while match.phase is Phase.PLAYING:
+                later = PlayoutState.of_match(match)
+                stepped = start.stepped(
+                    later.scores,
+                    later.placements,
+                    later.hands,
+                    later.boneyard,
+                    later.turn,
+                    later.drawn,
+                )
+                assert stepped == later
+                assert stepped._packed == later._packed
+                match.apply(bots[match.turn].choose(view(match, match.turn)))
+                steps += 1
+            assert steps > 1
+
+
 @pytest.mark.parametrize(
     ("fields", "words"),
     [

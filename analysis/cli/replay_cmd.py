@@ -275,7 +275,10 @@ def replay(
             click.echo(json_line({"match_id": rp.info.match_id, **step.to_json()}))
         return
     if fmt == "json":
-        doc = {"match_id": rp.info.match_id, "steps": [step.to_json() for step in steps]}
+        doc: dict[str, object] = {"match_id": rp.info.match_id}
+        if rp.info.forfeited_seat is not None:
+            doc["forfeited_seat"] = rp.info.forfeited_seat  # out of time (docs/service.md)
+        doc["steps"] = [step.to_json() for step in steps]
         click.echo(json_line(doc))
         return
     from analysis.replay.text import replay_text

@@ -73,6 +73,8 @@ class MatchInfo:
     winner: int | None
     scores: tuple[int, ...] | None
     round_limit: int | None = None
+    forfeited_seat: int | None = None
+    """The seat that ran out of time and forfeited the match (docs/service.md)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +88,7 @@ class MatchInfo:
             "winner": self.winner,
             "scores": None if self.scores is None else list(self.scores),
             "round_limit": self.round_limit,
+            "forfeited_seat": self.forfeited_seat,
         }
 
 
@@ -165,6 +168,8 @@ class Step:
     """Set on the match's winning step."""
     final: bool = False
     """The match's last step (won, or ended at its round limit)."""
+    timeout_policy: str | None = None
+    """Set when the seat ran out of time and the service chose this action by that policy."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -194,6 +199,8 @@ class Step:
             out["round_end"] = self.round_end.to_json()
         if self.winner is not None:
             out["winner"] = self.winner
+        if self.timeout_policy is not None:
+            out["timeout_policy"] = self.timeout_policy
         return out
 
 
@@ -235,6 +242,7 @@ def match_info(match_id: str, rows: Sequence[Mapping[str, Any]]) -> MatchInfo:
         winner=None if ended is None else ended["winner"],
         scores=None if ended is None else _ints(ended["scores"]),
         round_limit=created.get("round_limit"),
+        forfeited_seat=None if ended is None else ended.get("forfeited_seat"),
     )
 
 
@@ -299,6 +307,7 @@ def build_replay(
                     boneyard=boneyard,
                     hand_sizes=tuple(hand_sizes),
                     turn=turn,
+                    timeout_policy=row.get("timeout_policy"),
                 )
             )
             pending_start = None
@@ -317,6 +326,8 @@ def build_replay(
                 team_scores[teams[seat]] = score
             steps[-1] = _replace(steps[-1], round_end=end, scores=end.scores, turn=None)
         elif kind == "match_ended":
+            if not steps and info.forfeited_seat is not None:
+                continue  # forfeited before any action: the match has no step to mark
             if not steps:
                 raise ReplayError(f"match {match_id}: the match ends before any action")
             steps[-1] = _replace(steps[-1], winner=row["winner"], final=True, turn=None)

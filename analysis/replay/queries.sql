@@ -92,6 +92,9 @@ SELECT
     CASE WHEN kind IN ('round_ended', 'match_ended')
          THEN CAST(detail -> '$.scores' AS INTEGER[]) END                    AS scores,
     CASE WHEN kind = 'match_ended' THEN CAST(detail ->> '$.winner' AS INTEGER) END
-                                                                             AS winner
+                                                                             AS winner,
+    CASE WHEN kind = 'action' THEN detail ->> '$.timeout' END                AS timeout_policy,
+    CASE WHEN kind = 'match_ended' THEN CAST(detail ->> '$.forfeit.seat' AS INTEGER) END
+                                                                             AS forfeited_seat
 FROM shown
 ORDER BY seq;

@@ -137,6 +137,8 @@ def step_lines(replay: Replay, step: Step, *, full_layout: bool = False) -> list
         out.append(f"{head} passes")
     else:
         out.append(f"{head} plays {step.move}")
+    if step.timeout_policy is not None:
+        out[-1] += f" · out of time: chosen by {step.timeout_policy}"
     if step.tile is not None or full_layout:
         out += ["   " + line for line in layout_tree(step)]
         out.append(f"   open: {_sides_text(step.open_sides)}")
@@ -184,4 +186,9 @@ def replay_text(
         if tally and (step.round_end is not None or step.final or at):
             lines.append("   tally (each stroke 5, a large X with four small x 50):")
             lines += tally_block(replay, step.scores)
+    if info.forfeited_seat is not None and not at:
+        lines.append(
+            f"== seat {info.forfeited_seat} ran out of time and forfeited: "
+            f"seat {info.winner}'s side wins"
+        )
     return "\n".join(lines)

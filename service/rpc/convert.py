@@ -8,10 +8,11 @@ from typing import Any, Final
 import pyarrow as pa
 
 from service.analyses import Unsolved
+from service.clock import OutOfTime, SeatTime, TimeControl, Timing
 from service.errors import BadArgument
 from service.evidence.proofs import ConsistencyProof, InclusionProof
 from service.evidence.signed import Checkpoint, TreeHead
-from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, Logged, Proof
+from service.hub import OBSERVER, ApplyOutcome, Contributed, Created, LayoutSides, Logged, Proof
 from service.rpc.bounds import (
     DEFAULT_SOLVE_NODES,
     FACTS_FIELDS,
@@ -135,7 +136,19 @@ def _orientation_pb(move: Move) -> pb.Orientation:
     return _ORIENTATION_PB[move.orientation]
 
 
+_MOVE_PB: dict[str, pb.Move] = {}
+"""Each move's message by its notation, made once (a game has a few thousand moves)."""
+
+
 def move_pb(move: Move) -> pb.Move:
+    """The message of a move: a shared instance, so only ever copy it into another message."""
+    msg = _MOVE_PB.get(move.text)
+    if msg is None:
+        msg = _MOVE_PB[move.text] = _new_move_pb(move)
+    return msg
+
+
+def _new_move_pb(move: Move) -> pb.Move:
     if move.kind is MoveKind.PLACE:
         assert move.tile is not None
         assert move.board_tile is not None
@@ -158,12 +171,34 @@ def move_pb(move: Move) -> pb.Move:
     return msg
 
 
+_COUNTED_PB: dict[tuple[int, int, int], pb.CountedEnd] = {}
+_OPEN_PB: dict[tuple[int, int, int], pb.OpenSide] = {}
+"""Counted ends and open sides by (tile, side, value), made once: shared instances."""
+
+
 def counted_ends_pb(ends: Iterable[CountedEnd]) -> list[pb.CountedEnd]:
-    return [pb.CountedEnd(tile=tile_pb(c.tile), side=side_pb(c.side), value=c.value) for c in ends]
+    out = []
+    for c in ends:
+        key = (c.tile, int(c.side), c.value)
+        msg = _COUNTED_PB.get(key)
+        if msg is None:
+            msg = pb.CountedEnd(tile=tile_pb(c.tile), side=side_pb(c.side), value=c.value)
+            _COUNTED_PB[key] = msg
+        out.append(msg)
+    return out
 
 
 def open_sides_pb(sides: Iterable[OpenSide]) -> list[pb.OpenSide]:
-    return [pb.OpenSide(tile=tile_pb(o.tile), side=side_pb(o.side), value=o.value) for o in sides]
+    out = []
+    for o in sides:
+        key = (o.tile, int(o.side), o.value)
+        msg = _OPEN_PB.get(key)
+        if msg is None:
+            msg = _OPEN_PB[key] = pb.OpenSide(
+                tile=tile_pb(o.tile), side=side_pb(o.side), value=o.value
+            )
+        out.append(msg)
+    return out
 
 
 def hands_pb(hands: Iterable[Iterable[int]]) -> list[pb.Hand]:
@@ -207,7 +242,56 @@ def create_response(created: Created) -> pb.CreateMatchResponse:
         response.turn = match.turn
     if match.round_limit is not None:
         response.round_limit = match.round_limit
+    if created.time_control is not None:
+        response.time_control.CopyFrom(time_control_pb(created.time_control))
     return response
+
+
+_OUT_OF_TIME_PB: Final = {
+    OutOfTime.DEFAULT_MOVE: pb.OUT_OF_TIME_DEFAULT_MOVE,
+    OutOfTime.FORFEIT: pb.OUT_OF_TIME_FORFEIT,
+}
+
+
+def time_control_pb(control: TimeControl) -> pb.TimeControl:
+    return pb.TimeControl(
+        move_limit_ms=control.move_limit_ms,
+        bank_ms=control.bank_ms,
+        out_of_time=_OUT_OF_TIME_PB[control.out_of_time],
+        policy=control.policy or "",
+    )
+
+
+def time_control_from_pb(msg: pb.TimeControl) -> TimeControl:
+    """A request's time control, as the hub checks it (`TimeControl.check`); an
+    `out_of_time` that names no rule is refused here."""
+    for rule, value in _OUT_OF_TIME_PB.items():
+        if msg.out_of_time == value:
+            return TimeControl(msg.move_limit_ms, msg.bank_ms, rule, msg.policy or None)
+    raise BadArgument(
+        "time_control.out_of_time",
+        f"time_control.out_of_time: {msg.out_of_time} is not OUT_OF_TIME_DEFAULT_MOVE or "
+        "OUT_OF_TIME_FORFEIT",
+    )
+
+
+def seat_clock_pb(t: SeatTime) -> pb.SeatClock:
+    return pb.SeatClock(
+        seat=t.seat,
+        move_time_left_ms=t.move_time_left_ms,
+        bank_left_ms=t.bank_left_ms,
+        running=t.running,
+    )
+
+
+def with_timing(msg: pb.MatchState, timing: Timing | None) -> pb.MatchState:
+    """`msg` with the match's time control and clocks, when it has them."""
+    if timing is not None:
+        msg.time_control.CopyFrom(time_control_pb(timing.control))
+        msg.clocks.extend(seat_clock_pb(t) for t in timing.times)
+        if timing.forfeited_seat is not None:
+            msg.forfeited_seat = timing.forfeited_seat
+    return msg
 
 
 def contribute_response(contributed: Contributed) -> pb.ContributeEntropyResponse:
@@ -337,10 +421,43 @@ def match_end_pb(
     return msg
 
 
+_PLACED_PB: dict[tuple[str, Orientation | None, bool], pb.PlacedTile] = {}
+"""Each placement's message, made once (moves are interned, and a game has few)."""
+
+
+def _placed_pb(move: Move, orientation: Orientation | None, sniff: bool) -> pb.PlacedTile:
+    """A placement on the layout: a shared instance, so only ever copy it into another
+    message. `orientation`: the Sniff rule's, for the Sniff (`sniff`) only."""
+    key = (move.text, orientation, sniff)
+    msg = _PLACED_PB.get(key)
+    if msg is None:
+        msg = pb.PlacedTile(
+            tile=tile_pb(move.tile or 0),
+            board_tile=tile_pb(move.board_tile) if move.board_tile is not None else None,
+            side=side_pb(move.side) if move.side is not None else pb.SIDE_UNSPECIFIED,
+            sniff=sniff,
+            orientation=pb.ORIENTATION_UNSPECIFIED
+            if orientation is None
+            else _ORIENTATION_PB[orientation],
+        )
+        _PLACED_PB[key] = msg
+    return msg
+
+
 def state_pb(
-    match_id: str, v: SeatView, choice: LeaderChoice | None, proof: Proof
+    match_id: str,
+    v: SeatView,
+    choice: LeaderChoice | None,
+    proof: Proof,
+    sides: LayoutSides | None = None,
 ) -> pb.MatchState:
-    layout = v.layout  # rebuilt from the placements: once, for both its sides and its ends
+    """`sides`: the layout's open sides and counted ends, when the caller read them from the
+    match (`Pending.sides`); else they are read from the layout rebuilt from the view."""
+    if sides is None:
+        layout = v.layout  # rebuilt from the placements: once, for both its sides and its ends
+        sides = (layout.open_sides(), layout.counted_ends())
+    sniff = v.sniff_index
+    orientation = None if v.sniff_rule is None else v.sniff_rule.orientation
     msg = pb.MatchState(
         name=name_of(match_id),
         match_id=match_id,
@@ -354,19 +471,12 @@ def state_pb(
         hand_sizes=list(v.hand_sizes),
         boneyard_size=v.boneyard_size,
         layout_tiles=[
-            pb.PlacedTile(
-                tile=tile_pb(m.tile or 0),
-                board_tile=tile_pb(m.board_tile) if m.board_tile is not None else None,
-                side=side_pb(m.side) if m.side is not None else pb.SIDE_UNSPECIFIED,
-                sniff=m.tile == v.sniff,
-                orientation=_ORIENTATION_PB[v.sniff_rule.orientation]
-                if m.tile == v.sniff and v.sniff_rule is not None
-                else pb.ORIENTATION_UNSPECIFIED,
-            )
-            for m in v.placements
+            _placed_pb(m, orientation if m.tile == sniff else None, m.tile == sniff)
+            for m in v.round_actions
+            if m.is_placement
         ],
-        open_sides=open_sides_pb(layout.open_sides()),
-        counted_ends=counted_ends_pb(layout.counted_ends()),
+        open_sides=open_sides_pb(sides[0]),
+        counted_ends=counted_ends_pb(sides[1]),
         ends_sum=v.ends_sum,
         scores=list(v.scores),
         move_count=v.move_count,
@@ -432,6 +542,9 @@ def event_pb(
         )
         if d.get("round_limit") is not None:
             created.round_limit = d["round_limit"]
+        control = TimeControl.of_detail(d)
+        if control is not None:
+            created.time_control.CopyFrom(time_control_pb(control))
         msg.match_created.CopyFrom(created)
     elif e.kind == "round_dealt":
         hands = [[Tile.parse(t) for t in h] for h in d["hands"]]
@@ -463,6 +576,9 @@ def event_pb(
         )
         if e.drawn is not None and role in (OBSERVER, e.seat):
             applied.drawn_tile.CopyFrom(tile_pb(Tile.parse(e.drawn)))
+        if d.get("bank_ms") is not None:
+            applied.bank_left_ms = d["bank_ms"]
+        applied.timeout_policy = d.get("timeout") or ""
         msg.action_applied.CopyFrom(applied)
     elif e.kind == "round_ended":
         round_end = pb.RoundEnd(
@@ -483,6 +599,9 @@ def event_pb(
             bool(d.get("round_limit_reached")),
             MatchSecrets.from_detail(d),
         )
+        forfeit = d.get("forfeit")
+        if forfeit is not None:
+            end.forfeited_seat = forfeit["seat"]
         msg.match_ended.CopyFrom(pb.MatchEnded(match_end=end))
     # A match without a chain secret (begun before schema 3) gets its head only at the end.
     if e.kind == "match_ended" or (keyed and e.kind == "round_ended"):

@@ -244,7 +244,8 @@ class _Session:
         self._queue: deque[pb.PlayUpdate] = deque()
         self._queue_limit = queue_limit
         self._ready = asyncio.Event()
-        self._failed = asyncio.Event()
+        self._writing: asyncio.Future[None] | None = None
+        """The write under way, which `fail` cancels."""
         self._failure: BaseException | None = None
         self._followers = len(seats)
         self._reading = True
@@ -299,26 +300,24 @@ class _Session:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _write(self, write: Writer, response: pb.PlayResponse) -> None:
-        """One write, given up when the stream fails meanwhile."""
+        """One write, given up when the stream fails meanwhile (`fail` cancels it)."""
         writing = asyncio.ensure_future(write(response))
-        failed = asyncio.ensure_future(self._failed.wait())
+        self._writing = writing
         try:
-            await asyncio.wait({writing, failed}, return_when=asyncio.FIRST_COMPLETED)
+            await writing
+        except asyncio.CancelledError:
+            if self._failure is not None and writing.cancelled():
+                raise self._failure from None
+            raise
         finally:
-            failed.cancel()
-        if not writing.done():
-            writing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writing
-            assert self._failure is not None
-            raise self._failure
-        writing.result()
+            self._writing = None
 
     def fail(self, exc: BaseException) -> None:
         """End the stream with `exc` (its status), also while a write waits for the client."""
         if self._failure is None:
             self._failure = exc
-        self._failed.set()
+        if self._writing is not None:
+            self._writing.cancel()
         self._ready.set()
 
     def hand(self, seat: HandedSeat) -> None:
@@ -407,8 +406,7 @@ class _Session:
                     if pending is not None and (pending.move_count, pending.deal_round) != sent:
                         next_seq, _ = self._send_events(s, next_seq, pending.events)
                         sent = (pending.move_count, pending.deal_round)
-                        decision = _decision(match_id, pending)
-                        self._put(pb.PlayUpdate(match_id=match_id, seat=s.seat, decision=decision))
+                        self._put(_decision(match_id, s.seat, pending))
                 await wake.wait()
         finally:
             self._hub.unlisten(live, notify)
@@ -426,11 +424,15 @@ class _Session:
             self._ready.set()
 
     async def _pending(self, s: _Seat) -> Pending | None:
-        """The seat's decision now: as an answer's call read it if nothing changed since,
-        else none if the last event says so (`Hub.may_decide`), else read under the lock."""
+        """The seat's decision now: as an answer's call read it if nothing changed since, or
+        as the hub last read it (`Hub.decided`), else none if the last event says so
+        (`Hub.may_decide`), else read under the lock in the hub's pool."""
         prepared = self._prepared.pop((s.live.match_id, s.seat), None)
         if prepared is not None and prepared[0] == len(s.live.events):
             return prepared[1]
+        known, decided = self._hub.decided(s.live, s.seat)
+        if known:
+            return decided
         if not self._hub.may_decide(s.live, s.seat):
             return None
         pending: Pending | None = await self._blocking(self._hub.pending, s.live, s.seat)
@@ -528,7 +530,10 @@ class _Session:
             self._applying[match_id] += 1
             try:
                 keys = [key for key in self._seats if key[0] == match_id]  # read on the loop
-                applied, reads = await self._blocking(self._apply_then_read, answer, s, keys)
+                received = self._hub.now()  # a clocked seat's time stops here (service/clock.py)
+                applied, reads = await self._blocking(
+                    self._apply_then_read, answer, s, keys, received
+                )
                 self._prepared.update(reads)
                 return bool(applied)
             finally:
@@ -538,7 +543,7 @@ class _Session:
                         wake.set()
 
     def _apply_then_read(
-        self, answer: pb.PlayAnswer, s: _Seat, keys: list[SeatKey]
+        self, answer: pb.PlayAnswer, s: _Seat, keys: list[SeatKey], received: float
     ) -> tuple[bool, list[tuple[SeatKey, tuple[int, Pending | None]]]]:
         """In the hub's pool: apply the answer (True when applied now), then read the decision
         of each seat of its match this stream plays, so no follower needs a call of its own."""
@@ -548,7 +553,9 @@ class _Session:
         else:
             move = convert.move_of_request(answer)
             try:
-                applied = hub.apply_once(live.match_id, s.token, s.seat, move, answer.move_count)[1]
+                applied = hub.apply_once(
+                    live.match_id, s.token, s.seat, move, answer.move_count, received=received
+                )[1]
             except StaleMoveCount:
                 if hub.events_from(live, len(live.events))[1]:
                     raise MatchOver("the match is over: it takes no more answers") from None
@@ -561,16 +568,25 @@ class _Session:
         return applied, reads
 
 
-def _decision(match_id: str, pending: Pending) -> pb.PlayDecision:
-    msg = pb.PlayDecision(move_count=pending.move_count)
+def _decision(match_id: str, seat: int, pending: Pending) -> pb.PlayUpdate:
+    """The seat's decision as its update, built in place (a decision is the largest message a
+    stream sends: copied into an update, it would cost a copy more)."""
+    update = pb.PlayUpdate(match_id=match_id, seat=seat)
+    msg = update.decision
+    msg.SetInParent()
+    msg.move_count = pending.move_count
     if pending.deal_round is not None:
         msg.deal.round_index = pending.deal_round
-        return msg
+        return update
     assert pending.view is not None
     assert pending.proof is not None
-    msg.move.state.CopyFrom(convert.state_pb(match_id, pending.view, pending.choice, pending.proof))
+    msg.move.state.CopyFrom(
+        convert.state_pb(match_id, pending.view, pending.choice, pending.proof, pending.sides)
+    )
     msg.move.moves.extend(convert.move_pb(m) for m in pending.moves)
-    return msg
+    if pending.clock is not None:
+        msg.clock.CopyFrom(convert.seat_clock_pb(pending.clock))
+    return update
 
 
 def _stopping() -> ServiceStopping:

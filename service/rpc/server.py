@@ -94,6 +94,7 @@ class Running:
         try:
             asyncio.run_coroutine_threadsafe(self._drain(grace), self.loop).result()
         finally:
+            self.hub.timekeeper.stop()  # no timeout after the drain: the clocks resume on restart
             self.pool.shutdown(wait=True)  # hub calls under way finish (and reach the log)
             self.hub.log.close()
             self.loop.call_soon_threadsafe(self.loop.stop)
@@ -135,6 +136,7 @@ def create_server(
         recovered = hub.recover()
         if recovered:
             log.info("rebuilt %d matches from %s", recovered, db_path)
+        hub.timekeeper.start()
         pool = ThreadPoolExecutor(max_workers=hub_threads, thread_name_prefix="sniff-hub")
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name="sniff-grpc", daemon=True)
@@ -145,6 +147,7 @@ def create_server(
                 _start(address, hub, pool, query_token, house_key, tls, arena_key), loop
             ).result()
         except BaseException:
+            hub.timekeeper.stop()
             loop.call_soon_threadsafe(loop.stop)
             thread.join()
             loop.close()

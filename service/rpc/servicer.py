@@ -139,6 +139,9 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             variant=convert.variant_from_pb(request.variant),
             round_limit=request.round_limit if request.HasField("round_limit") else None,
             seat_entropy=request.seat_entropy,
+            time_control=convert.time_control_from_pb(request.time_control)
+            if request.HasField("time_control")
+            else None,
             players=tuple(request.players),
             run_id=request.run_id,
         )
@@ -189,6 +192,7 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
             request.seat,
             move,
             request.expected_move_count,
+            received=self.hub.now(),
         )
         return convert.apply_response(outcome)
 
@@ -213,8 +217,11 @@ class SniffServicer(sniff_pb2_grpc.SniffServiceServicer):
     @unary
     async def GetState(self, request: pb.GetStateRequest, context: Context) -> pb.GetStateResponse:
         bounds.match_token(request)
-        v, choice, proof = await self._blocking(self.hub.state, request.match_id, request.token)
-        return pb.GetStateResponse(state=convert.state_pb(request.match_id, v, choice, proof))
+        v, choice, proof, timing = await self._blocking(
+            self.hub.timed_state, request.match_id, request.token
+        )
+        state = convert.state_pb(request.match_id, v, choice, proof)
+        return pb.GetStateResponse(state=convert.with_timing(state, timing))
 
     # -- analyses --
 

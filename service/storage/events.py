@@ -582,9 +582,17 @@ def results_schema() -> pa.Schema:
     )
 
 
-ENDINGS: Final = frozenset({"target", "round_limit"})
+ENDINGS: Final = frozenset({"target", "round_limit", "forfeit"})
 """How a match ended (match_results_all.ended_by): a side reached the target,
-or the round limit's last round ended (docs/rules.md §8)."""
+or the round limit's last round ended (docs/rules.md §8), or a seat out of time
+forfeited (docs/service.md, "Time controls")."""
+
+
+def ending_of(detail: Mapping[str, Any]) -> str:
+    """How the match whose `match_ended` detail this is ended (one of ENDINGS)."""
+    if detail.get("forfeit") is not None:
+        return "forfeit"
+    return "round_limit" if detail.get("round_limit_reached") is True else "target"
 
 
 def result_rows(rows: Iterable[EventRow]) -> list[ResultRow]:
@@ -597,7 +605,7 @@ def result_rows(rows: Iterable[EventRow]) -> list[ResultRow]:
         finished_at = row[-1]
         assert finished_at is not None, "rows are stamped before they are journaled"
         scores = detail.get("scores")
-        ended_by = "round_limit" if detail.get("round_limit_reached") is True else "target"
+        ended_by = ending_of(detail)
         out.append(
             (
                 row[0],

@@ -673,6 +673,21 @@ class _Replay:
         def differ(kind: str, reason: str) -> None:
             self.report(MatchEndMismatch(i, event, kind, reason, match_level=True))
 
+        forfeit = (event.detail or {}).get("forfeit")
+        if match.phase is not _OVER and isinstance(forfeit, Mapping):
+            where = (match.round_index, len(match.history[-1].actions) if match.history else 0)
+            if (forfeit.get("round"), forfeit.get("action")) != where:
+                differ(
+                    "winner",
+                    f"logged as forfeited at round {forfeit.get('round')}, action "
+                    f"{forfeit.get('action')}; the match is at round {where[0]}, action {where[1]}",
+                )
+                return
+            try:
+                match.forfeit(forfeit.get("seat"))  # type: ignore[arg-type]  # checked by it
+            except (ValueError, TypeError) as e:
+                differ("winner", f"logged as forfeited: {e}")
+                return
         if match.phase is not _OVER:
             differ(
                 "winner",

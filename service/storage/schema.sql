@@ -67,7 +67,7 @@ CREATE TABLE match_results_all (
     winner        INTEGER,            -- NULL: drawn at the round limit
     scores        INTEGER[],
     rounds        INTEGER,            -- rounds dealt
-    ended_by      VARCHAR             -- target | round_limit
+    ended_by      VARCHAR             -- target | round_limit | forfeit
 );
 
 

@@ -77,6 +77,12 @@ class MatchPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_PHASE_PLAYING: _ClassVar[MatchPhase]
     MATCH_PHASE_OVER: _ClassVar[MatchPhase]
 
+class OutOfTime(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OUT_OF_TIME_UNSPECIFIED: _ClassVar[OutOfTime]
+    OUT_OF_TIME_DEFAULT_MOVE: _ClassVar[OutOfTime]
+    OUT_OF_TIME_FORFEIT: _ClassVar[OutOfTime]
+
 class PlayoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     PLAYOUT_POLICY_UNSPECIFIED: _ClassVar[PlayoutPolicy]
@@ -130,9 +136,36 @@ MATCH_PHASE_UNSPECIFIED: MatchPhase
 MATCH_PHASE_AWAITING_DEAL: MatchPhase
 MATCH_PHASE_PLAYING: MatchPhase
 MATCH_PHASE_OVER: MatchPhase
+OUT_OF_TIME_UNSPECIFIED: OutOfTime
+OUT_OF_TIME_DEFAULT_MOVE: OutOfTime
+OUT_OF_TIME_FORFEIT: OutOfTime
 PLAYOUT_POLICY_UNSPECIFIED: PlayoutPolicy
 PLAYOUT_POLICY_GREEDY: PlayoutPolicy
 PLAYOUT_POLICY_RANDOM: PlayoutPolicy
+
+class TimeControl(_message.Message):
+    __slots__ = ("move_limit_ms", "bank_ms", "out_of_time", "policy")
+    MOVE_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    OUT_OF_TIME_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    move_limit_ms: int
+    bank_ms: int
+    out_of_time: OutOfTime
+    policy: str
+    def __init__(self, move_limit_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., out_of_time: _Optional[_Union[OutOfTime, str]] = ..., policy: _Optional[str] = ...) -> None: ...
+
+class SeatClock(_message.Message):
+    __slots__ = ("seat", "move_time_left_ms", "bank_left_ms", "running")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    move_time_left_ms: int
+    bank_left_ms: int
+    running: bool
+    def __init__(self, seat: _Optional[int] = ..., move_time_left_ms: _Optional[int] = ..., bank_left_ms: _Optional[int] = ..., running: _Optional[bool] = ...) -> None: ...
 
 class Tile(_message.Message):
     __slots__ = ("low", "high")
@@ -256,18 +289,20 @@ class RoundEnd(_message.Message):
     def __init__(self, round_index: _Optional[int] = ..., kind: _Optional[_Union[RoundEndKind, str]] = ..., finisher: _Optional[int] = ..., pips: _Optional[_Iterable[int]] = ..., deductions: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., remaining_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("winner", "winning_seats", "scores", "round_limit_reached", "reveal")
+    __slots__ = ("winner", "winning_seats", "scores", "round_limit_reached", "forfeited_seat", "reveal")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     WINNING_SEATS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_REACHED_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_SEAT_FIELD_NUMBER: _ClassVar[int]
     REVEAL_FIELD_NUMBER: _ClassVar[int]
     winner: int
     winning_seats: _containers.RepeatedScalarFieldContainer[int]
     scores: _containers.RepeatedScalarFieldContainer[int]
     round_limit_reached: bool
+    forfeited_seat: int
     reveal: Reveal
-    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., round_limit_reached: _Optional[bool] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
+    def __init__(self, winner: _Optional[int] = ..., winning_seats: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., round_limit_reached: _Optional[bool] = ..., forfeited_seat: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ...) -> None: ...
 
 class Reveal(_message.Message):
     __slots__ = ("seed", "seed_salt", "chain_secret")
@@ -280,7 +315,7 @@ class Reveal(_message.Message):
     def __init__(self, seed: _Optional[int] = ..., seed_salt: _Optional[str] = ..., chain_secret: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit", "seat_entropy", "players", "run_id")
+    __slots__ = ("seat_count", "target", "seed", "first_deal", "variant", "round_limit", "seat_entropy", "time_control", "players", "run_id")
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +323,7 @@ class CreateMatchRequest(_message.Message):
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
     SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     seat_count: int
@@ -297,12 +333,13 @@ class CreateMatchRequest(_message.Message):
     variant: Variant
     round_limit: int
     seat_entropy: bool
+    time_control: TimeControl
     players: _containers.RepeatedScalarFieldContainer[str]
     run_id: str
-    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seat_entropy: _Optional[bool] = ..., players: _Optional[_Iterable[str]] = ..., run_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, seat_count: _Optional[int] = ..., target: _Optional[int] = ..., seed: _Optional[int] = ..., first_deal: _Optional[_Union[Deal, _Mapping]] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seat_entropy: _Optional[bool] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., players: _Optional[_Iterable[str]] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
-    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit", "seed_commitment")
+    __slots__ = ("name", "match_id", "seat_tokens", "observer_token", "target", "leader", "leader_choice", "turn", "variant", "round_limit", "time_control", "seed_commitment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -313,6 +350,7 @@ class CreateMatchResponse(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
@@ -324,8 +362,9 @@ class CreateMatchResponse(_message.Message):
     turn: int
     variant: Variant
     round_limit: int
+    time_control: TimeControl
     seed_commitment: str
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ..., observer_token: _Optional[str] = ..., target: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class ContributeEntropyRequest(_message.Message):
     __slots__ = ("match_id", "token", "entropy")
@@ -498,7 +537,7 @@ class GetStateResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[MatchState, _Mapping]] = ...) -> None: ...
 
 class MatchState(_message.Message):
-    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal", "seat_entropy", "entropy_seats", "checkpoint")
+    __slots__ = ("name", "match_id", "seat_count", "target", "round_index", "phase", "leader", "leader_choice", "turn", "viewer_seat", "viewer_tiles", "hand_sizes", "boneyard_size", "layout_tiles", "open_sides", "counted_ends", "ends_sum", "scores", "pending_drawn_tile", "move_count", "hands", "boneyard_tiles", "winner", "variant", "round_limit", "seed_commitment", "chain_head", "chain_head_sequence", "reveal", "seat_entropy", "entropy_seats", "time_control", "clocks", "forfeited_seat", "checkpoint")
     NAME_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -530,6 +569,9 @@ class MatchState(_message.Message):
     REVEAL_FIELD_NUMBER: _ClassVar[int]
     SEAT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     ENTROPY_SEATS_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    CLOCKS_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_SEAT_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     name: str
     match_id: str
@@ -562,8 +604,11 @@ class MatchState(_message.Message):
     reveal: Reveal
     seat_entropy: bool
     entropy_seats: _containers.RepeatedScalarFieldContainer[int]
+    time_control: TimeControl
+    clocks: _containers.RepeatedCompositeFieldContainer[SeatClock]
+    forfeited_seat: int
     checkpoint: SignedCheckpoint
-    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ..., seat_entropy: _Optional[bool] = ..., entropy_seats: _Optional[_Iterable[int]] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., match_id: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., round_index: _Optional[int] = ..., phase: _Optional[_Union[MatchPhase, str]] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., turn: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., viewer_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., layout_tiles: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., open_sides: _Optional[_Iterable[_Union[OpenSide, _Mapping]]] = ..., counted_ends: _Optional[_Iterable[_Union[CountedEnd, _Mapping]]] = ..., ends_sum: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., pending_drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., move_count: _Optional[int] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., winner: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ..., chain_head: _Optional[str] = ..., chain_head_sequence: _Optional[int] = ..., reveal: _Optional[_Union[Reveal, _Mapping]] = ..., seat_entropy: _Optional[bool] = ..., entropy_seats: _Optional[_Iterable[int]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., clocks: _Optional[_Iterable[_Union[SeatClock, _Mapping]]] = ..., forfeited_seat: _Optional[int] = ..., checkpoint: _Optional[_Union[SignedCheckpoint, _Mapping]] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
     __slots__ = ("match_id", "token", "from_sequence")
@@ -736,14 +781,16 @@ class PlayOpened(_message.Message):
     def __init__(self, move_count: _Optional[int] = ..., open_index: _Optional[int] = ..., token: _Optional[str] = ..., bot_seed: _Optional[int] = ...) -> None: ...
 
 class PlayDecision(_message.Message):
-    __slots__ = ("move_count", "move", "deal")
+    __slots__ = ("move_count", "move", "deal", "clock")
     MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     move_count: int
     move: PlayMoveDecision
     deal: PlayDealDecision
-    def __init__(self, move_count: _Optional[int] = ..., move: _Optional[_Union[PlayMoveDecision, _Mapping]] = ..., deal: _Optional[_Union[PlayDealDecision, _Mapping]] = ...) -> None: ...
+    clock: SeatClock
+    def __init__(self, move_count: _Optional[int] = ..., move: _Optional[_Union[PlayMoveDecision, _Mapping]] = ..., deal: _Optional[_Union[PlayDealDecision, _Mapping]] = ..., clock: _Optional[_Union[SeatClock, _Mapping]] = ...) -> None: ...
 
 class PlayMoveDecision(_message.Message):
     __slots__ = ("state", "moves")
@@ -891,20 +938,22 @@ class GetConsistencyProofResponse(_message.Message):
     def __init__(self, from_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., to_tree_head: _Optional[_Union[SignedTreeHead, _Mapping]] = ..., path_hashes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchCreated(_message.Message):
-    __slots__ = ("name", "seat_count", "target", "variant", "round_limit", "seed_commitment")
+    __slots__ = ("name", "seat_count", "target", "variant", "round_limit", "time_control", "seed_commitment")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROUND_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     name: str
     seat_count: int
     target: int
     variant: Variant
     round_limit: int
+    time_control: TimeControl
     seed_commitment: str
-    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., seat_count: _Optional[int] = ..., target: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., round_limit: _Optional[int] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ...) -> None: ...
 
 class RoundDealt(_message.Message):
     __slots__ = ("round_index", "leader", "leader_choice", "hands", "hand_sizes", "boneyard_size", "boneyard_tiles", "explicit_deal")
@@ -927,7 +976,7 @@ class RoundDealt(_message.Message):
     def __init__(self, round_index: _Optional[int] = ..., leader: _Optional[int] = ..., leader_choice: _Optional[_Union[LeaderChoice, str]] = ..., hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., boneyard_size: _Optional[int] = ..., boneyard_tiles: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., explicit_deal: _Optional[bool] = ...) -> None: ...
 
 class ActionApplied(_message.Message):
-    __slots__ = ("round_index", "action_index", "move_count", "seat", "move", "points", "ends_sum", "drawn_tile")
+    __slots__ = ("round_index", "action_index", "move_count", "seat", "move", "points", "ends_sum", "drawn_tile", "timeout_policy", "bank_left_ms")
     ROUND_INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -936,6 +985,8 @@ class ActionApplied(_message.Message):
     POINTS_FIELD_NUMBER: _ClassVar[int]
     ENDS_SUM_FIELD_NUMBER: _ClassVar[int]
     DRAWN_TILE_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    BANK_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     round_index: int
     action_index: int
     move_count: int
@@ -944,7 +995,9 @@ class ActionApplied(_message.Message):
     points: int
     ends_sum: int
     drawn_tile: Tile
-    def __init__(self, round_index: _Optional[int] = ..., action_index: _Optional[int] = ..., move_count: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., points: _Optional[int] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ...) -> None: ...
+    timeout_policy: str
+    bank_left_ms: int
+    def __init__(self, round_index: _Optional[int] = ..., action_index: _Optional[int] = ..., move_count: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., points: _Optional[int] = ..., ends_sum: _Optional[int] = ..., drawn_tile: _Optional[_Union[Tile, _Mapping]] = ..., timeout_policy: _Optional[str] = ..., bank_left_ms: _Optional[int] = ...) -> None: ...
 
 class RoundEnded(_message.Message):
     __slots__ = ("round_end",)

@@ -230,7 +230,11 @@ class SniffServiceServicer:
         not legal now; ABORTED (ERROR_REASON_MOVE_COUNT_MISMATCH) when
         `expected_move_count` is stale; PERMISSION_DENIED for a token that is not
         the seat's own; FAILED_PRECONDITION (ERROR_REASON_AWAITING_ENTROPY) while
-        the match waits for a seat's entropy.
+        the match waits for a seat's entropy. In a match with a time control, an
+        answer received after the seat ran out of time is ABORTED
+        (ERROR_REASON_MOVE_COUNT_MISMATCH) once the server has acted for it, or
+        FAILED_PRECONDITION (ERROR_REASON_WRONG_PHASE) after a forfeit
+        (docs/service.md, "Time controls").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
