@@ -66,6 +66,8 @@ from analysis.rollout.par import RoundPar
 from analysis.stats.sprt import Sequential, Sprt, SprtOutcome, run_sprt
 from analysis.stats.tdist import t975
 from analysis.tournament_par import bot_against_par, deal_json, deal_pars, unsolved
+from service.clock import TimeControl
+from service.errors import BadArgument
 from service.match_recorder import EventRecorder
 from service.storage.events import EventRow, rows_to_arrow
 from sniff import make_bot
@@ -113,6 +115,8 @@ class Settings:
     remote: tuple[str, ...] = ()
     """The bots (of `bots`) registered with a service's arena, played there
     (analysis/tournament_remote.py); the others are played in process."""
+    time_control: TimeControl | None = None
+    """Every match's time control (the service keeps the clocks): with remote bots only."""
 
     def check(self) -> None:
         """ValueError for a tournament that cannot be played."""
@@ -128,6 +132,13 @@ class Settings:
             raise ValueError(f"--bots names a bot twice: {','.join(self.bots)}")
         if not set(self.remote) <= set(self.bots):
             raise ValueError(f"the remote bots {','.join(self.remote)} are not all bots")
+        if self.time_control is not None:
+            if not self.remote:
+                raise ValueError("time controls are kept by the service: give --remote bots")
+            try:
+                self.time_control.check(self.seats)
+            except BadArgument as e:
+                raise ValueError(str(e)) from None
         if not 2 <= self.seats <= 4:
             raise ValueError(f"--seats must be 2, 3 or 4, not {self.seats}")
         if not 1 <= self.deals <= DEALS_MAX:
@@ -161,6 +172,8 @@ class Settings:
             settings["sprt"] = self.sprt.to_json()
         if self.remote:  # through an arena: the service's matches, not these in process
             settings["remote"] = list(self.remote)
+        if self.time_control is not None:
+            settings["time_control"] = self.time_control.detail()
         return tournament_id(settings)
 
 

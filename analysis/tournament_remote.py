@@ -37,6 +37,7 @@ from analysis.remote_play import MatchSeen, StreamSeat, note_event, play_stream
 from analysis.stats.sprt import Sequential
 from analysis.tournament import Played, SeedsCommitment, Settings, deal_score, rotations
 from service.arena import ARENA_KEY_HEADER
+from service.rpc.convert import time_control_pb
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from sniff import Bot, make_bot
@@ -148,6 +149,9 @@ class _Arena:
     def __init__(self, server: ArenaServer, remote: frozenset[str]) -> None:
         self.server = server
         self.remote = remote
+        self.expected = remote
+        """The remote bots waited for after the service went away: all of them, or with a
+        time control those connected when last asked (one that left loses its time)."""
         self._channel = channel(server.address, server.tls_ca)
         self.stub = sniff_pb2_grpc.SniffServiceStub(self._channel)
 
@@ -166,13 +170,13 @@ class _Arena:
     def wait_ready(self) -> None:
         """Wait until the service answers and every remote bot is registered."""
         deadline = time.monotonic() + self.server.wait_seconds
-        missing: set[str] = set(self.remote)
+        missing: set[str] = set(self.expected)
         while True:
             try:
                 reply = self.stub.ListArenaBots(
                     pb.ListArenaBotsRequest(), metadata=self._arena_md, timeout=CALL_SECONDS
                 )
-                missing = set(self.remote) - {b.name for b in reply.bots}
+                missing = set(self.expected) - {b.name for b in reply.bots}
                 if not missing:
                     return
             except grpc.RpcError as exc:
@@ -203,7 +207,8 @@ class _Arena:
                 break
             except grpc.RpcError as exc:
                 if _reason(exc) == "ERROR_REASON_BOT_NOT_CONNECTED":
-                    self.wait_ready()  # a remote bot dropped: wait for it to come back
+                    if settings.time_control is None:
+                        self.wait_ready()  # a remote bot dropped: wait for it to come back
                     continue
                 if exc.code() not in RETRIED:
                     raise
@@ -214,6 +219,14 @@ class _Arena:
             [self._played(m, settings.seats) for m in matches[i : i + k]]
             for i in range(0, len(matches), k)
         ]
+
+    def _connected(self) -> frozenset[str]:
+        """The remote bots connected to the arena now."""
+        reply = self.stub.ListArenaBots(
+            pb.ListArenaBotsRequest(), metadata=self._arena_md, timeout=CALL_SECONDS
+        )
+        self.expected = self.remote & {b.name for b in reply.bots}
+        return self.expected
 
     def wait_health(self) -> None:
         """Wait until the service's health check says it serves again."""
@@ -239,6 +252,7 @@ class _Arena:
             if not m.match_id:
                 self._create(settings, m)
         left = [m for m in matches if m.end is None]
+        here = self.remote if settings.time_control is None else self._connected()
         handed = [
             pb.ArenaSeat(
                 match_id=m.match_id,
@@ -248,7 +262,7 @@ class _Arena:
             )
             for m in left
             for s, name in enumerate(m.seated)
-            if name in self.remote
+            if name in here  # with a time control, a bot not here loses its time
         ]
         for start in range(0, len(handed), 256):
             self.stub.SeatArenaBots(
@@ -285,6 +299,8 @@ class _Arena:
             request.round_limit = settings.round_limit
         if settings.target is not None:
             request.target = settings.target
+        if settings.time_control is not None:
+            request.time_control.CopyFrom(time_control_pb(settings.time_control))
         created = self.stub.CreateMatch(request, metadata=self._house_md, timeout=CALL_SECONDS)
         m.match_id = created.match_id
         m.tokens = tuple(created.seat_tokens)

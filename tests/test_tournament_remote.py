@@ -10,11 +10,14 @@ from __future__ import annotations
 import functools
 import json
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pyarrow as pa
@@ -22,14 +25,19 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.arena_bot import ArenaBotState, bot_factory, run_arena_bot
+from analysis.bot_matches import play_bots
 from analysis.cli.main import cli
 from analysis.stats.sprt import Sprt
 from analysis.tournament import Played, SeedsCommitment, Settings, play, report
 from analysis.tournament_remote import ArenaServer, play_remote
+from service.clock import OutOfTime, TimeControl
+from service.match_recorder import EventRecorder
+from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from sniff import Move, make_bot
 from sniff.bots import PlayerView
-from tests.arena_helpers import KEY, arena_bots
-from tests.helpers import HANG
+from sniff.seeds import rotation_bot_seed
+from tests.arena_helpers import ARENA, KEY, arena_bots
+from tests.helpers import HANG, wait_until
 from tests.service_helpers import ServerProcess, Service, Stub, query, serving
 
 
@@ -288,3 +296,82 @@ def test_watch_in_process_prints_the_standings_after_every_deal(tmp_path: Path) 
     assert [line for line in result.stderr.splitlines() if line.startswith("after ")] == [
         f"after {d} of 3 deals ({2 * d} matches):" for d in (1, 2, 3)
     ]
+
+
+DYING_BOT = """
+import os, sys
+from analysis.arena_bot import run_arena_bot
+from sniff import make_bot
+
+class Dying:
+    name = "greedy"
+    decisions = 0
+
+    def __init__(self, seed):
+        self.inner = make_bot("greedy", seed)
+
+    def choose(self, view):
+        Dying.decisions += 1
+        if Dying.decisions == int(sys.argv[3]):
+            os._exit(9)  # killed mid-match: no goodbye to the service
+        return self.inner.choose(view)
+
+run_arena_bot(sys.argv[1], "alice", Dying, sys.argv[2])
+"""
+
+
+def in_process_rotation(seed: int, rotation: int, kinds: tuple[str, ...]) -> tuple[Any, ...]:
+    """The scores and actions of one rotation of a deal played in process by these bots."""
+    recorder = EventRecorder("m", len(kinds), seed=seed, target=10_000, round_limit=1)
+    bots = [make_bot(k, rotation_bot_seed(seed, rotation, s)) for s, k in enumerate(kinds)]
+    play_bots(recorder, bots)
+    return recorder.match.seat_scores(), recorder.match.move_count
+
+
+@pytest.mark.slow
+def test_a_bot_killed_mid_tournament_loses_its_time_and_the_others_play_on(
+    svc: Service,
+) -> None:
+    """alice's process dies in the middle of a match: with a time control her seats get
+    the default moves once her time is out, the tournament finishes, and the matches she
+    does not sit in are exactly those played in process."""
+    control = TimeControl(300, 3_000, OutOfTime.DEFAULT_MOVE, "greedy")
+    bots = ("alice", "bob", "greedy")
+    settings = Settings(
+        bots, 2, 3, 8, round_limit=1, target=10_000, remote=bots[:2], time_control=control
+    )
+    committed = SeedsCommitment.new(settings)
+    alice = subprocess.Popen(
+        [sys.executable, "-c", DYING_BOT, svc.address, KEY, "25"], cwd=Path(__file__).parents[1]
+    )
+    try:
+        with arena_bots(svc.address, {"bob": "random"}):
+            wait_until(lambda: "alice" in connected(svc), "alice registered")
+            played = play_remote(
+                settings,
+                bots[:2],
+                ArenaServer(svc.address, KEY, wait_seconds=HANG),
+                committed,
+                deals_at_once=1,
+            )
+        assert alice.wait(timeout=HANG) == 9  # she died during the tournament
+    finally:
+        if alice.poll() is None:
+            alice.kill()
+    assert [(p.deal, p.rotation) for p in played] == [(d, r) for d in range(3) for r in range(3)]
+    for p in played:
+        if "alice" not in p.players:  # bob (random) against greedy, here: as in process
+            got = (p.scores, p.actions)
+            assert got == in_process_rotation(
+                committed.seeds[p.deal], p.rotation, ("random", "greedy")
+            )
+    sql = (
+        "SELECT count(*) AS n FROM events e JOIN matches m USING (match_id) WHERE m.run_id = ? "
+        "AND e.kind = 'action' AND json_extract_string(e.detail, '$.timeout') = 'greedy'"
+    )
+    assert query(svc.stub, sql, settings.id).column("n")[0].as_py() > 0  # alice's time ran out
+
+
+def connected(svc: Service) -> set[str]:
+    reply = svc.stub.ListArenaBots(pb.ListArenaBotsRequest(), metadata=ARENA, timeout=10)
+    return {b.name for b in reply.bots}

@@ -86,6 +86,28 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
     "with --sprt always 1, so that no deal after the deciding one is played.",
 )
 @click.option(
+    "--move-ms",
+    type=click.IntRange(1, 3_600_000),
+    help="With --remote: each match's time control, the time each decision has "
+    "(docs/service.md, Time controls); a bot that runs out loses its time as --on-timeout "
+    "says, and the tournament goes on.",
+)
+@click.option(
+    "--bank-ms",
+    type=click.IntRange(0, 86_400_000),
+    default=0,
+    show_default=True,
+    help="With --move-ms: each seat's time bank for a match, spent beyond a move's limit.",
+)
+@click.option(
+    "--on-timeout",
+    type=click.Choice(["greedy", "random", "forfeit"]),
+    default="greedy",
+    show_default=True,
+    help="With --move-ms: a seat out of time gets a default move by this bot, or forfeits "
+    "(2 or 4 seats).",
+)
+@click.option(
     "--watch",
     is_flag=True,
     help="Print the standings so far (on stderr) after each deal.",
@@ -167,6 +189,9 @@ def tournament(
     house_key_file: str | None,
     wait_seconds: float,
     deals_at_once: int,
+    move_ms: int | None,
+    bank_ms: int,
+    on_timeout: str,
     watch: bool,
     deals: int,
     sprt_text: str | None,
@@ -248,7 +273,18 @@ def tournament(
         )
     elif sprt_alpha is not None or sprt_beta is not None:
         raise Misuse("--sprt-alpha and --sprt-beta set the test of --sprt ELO0,ELO1: give it")
-    settings = Settings(bots, seats, deals, seed, variant, round_limit, target, test, remote)
+    settings = Settings(
+        bots,
+        seats,
+        deals,
+        seed,
+        variant,
+        round_limit,
+        target,
+        test,
+        remote,
+        _time_control(move_ms, bank_ms, on_timeout, remote),
+    )
     try:
         settings.check()
     except ValueError as e:
@@ -377,6 +413,19 @@ def tournament(
         f"{len(present)} already there, run id {doc['tournament']}; played in {elapsed:.1f} s",
         err=True,
     )
+
+
+def _time_control(move_ms: int | None, bank_ms: int, on_timeout: str, remote: Any) -> Any:
+    """The matches' time control of --move-ms, --bank-ms and --on-timeout, or None."""
+    from service.clock import OutOfTime, TimeControl
+
+    if move_ms is None:
+        return None
+    if not remote:
+        raise Misuse("--move-ms: time controls are kept by the service: give --remote bots")
+    if on_timeout == "forfeit":
+        return TimeControl(move_ms, bank_ms, OutOfTime.FORFEIT)
+    return TimeControl(move_ms, bank_ms, OutOfTime.DEFAULT_MOVE, on_timeout)
 
 
 def _remote_names(
