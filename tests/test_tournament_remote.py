@@ -375,3 +375,11 @@ def test_a_bot_killed_mid_tournament_loses_its_time_and_the_others_play_on(
 def connected(svc: Service) -> set[str]:
     reply = svc.stub.ListArenaBots(pb.ListArenaBotsRequest(), metadata=ARENA, timeout=10)
     return {b.name for b in reply.bots}
+
+
+def test_time_controls_without_remote_bots_are_refused_in_one_line() -> None:
+    result = CliRunner().invoke(
+        cli, ["tournament", "--bots", "greedy,random", "--deals", "1", "--move-ms", "100"]
+    )
+    assert result.exit_code == 2
+    assert "give --remote bots" in result.stderr
