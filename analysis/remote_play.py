@@ -39,6 +39,10 @@ class StreamSeat:
     token: str
     bot: Bot
     resume_move_count: int | None = None
+    last: pb.PlayAnswer | None = None
+    """The seat's last answer: a decision sent again (after a resume, its answer lost with
+    the old stream) gets this same answer, not a new draw of the bot's generator, so the
+    match is the one the bot would have played without the drop."""
 
 
 @dataclass
@@ -199,6 +203,8 @@ def _answer(
 ) -> pb.PlayAnswer:
     """The seat's bot's answer to one decision."""
     decision = update.decision
+    if seat.last is not None and seat.last.move_count == decision.move_count:
+        return seat.last
     answer = pb.PlayAnswer(
         match_id=update.match_id, seat=update.seat, move_count=decision.move_count
     )
@@ -213,6 +219,7 @@ def _answer(
 
     move = seat.bot.choose(RemoteView(decision.move.state, decision.move.moves, analyzer))
     answer.notation = move.text
+    seat.last = answer
     return answer
 
 

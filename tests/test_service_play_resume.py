@@ -9,7 +9,7 @@ import grpc
 import pytest
 
 from analysis.remote import connect
-from analysis.remote_play import MatchSeen, StreamSeat, play_stream
+from analysis.remote_play import MatchSeen, StreamSeat, _answer, play_stream
 from service.rpc.gen.sniff.v1 import sniff_pb2 as pb
 from service.rpc.gen.sniff.v1 import sniff_pb2_grpc
 from sniff import Match, Move, play_match
@@ -140,3 +140,38 @@ def test_resuming_from_a_move_count_the_match_has_not_reached_ends_the_stream(
         assert error is not None
         assert_refused(error, grpc.StatusCode.INVALID_ARGUMENT, "ERROR_REASON_BAD_ARGUMENT")
         assert "resume_move_count" in error_info(error).metadata["field"]
+
+
+def test_a_decision_sent_again_gets_the_seat_s_same_answer_not_a_new_draw() -> None:
+    """After a drop the service sends the pending decision again; a bot with a generator
+    (`random`) must not draw again, or the match would differ from the one it played."""
+    from service.hub import Proof
+    from service.rpc import convert
+    from sniff import make_bot, view
+
+    class Counting:
+        name = "counting"
+
+        def __init__(self) -> None:
+            self.inner = make_bot("random", seed=3)
+            self.calls = 0
+
+        def choose(self, seen: PlayerView) -> Move:
+            self.calls += 1
+            return self.inner.choose(seen)
+
+    served = Match(2, seed=11)
+    seat = served.turn
+    seen = view(served, seat)
+    assert len(seen.legal) > 1  # a choice, so a second draw could differ
+    update = pb.PlayUpdate(match_id="m", seat=seat)
+    update.decision.move_count = served.move_count
+    update.decision.move.moves.extend(convert.move_pb(m) for m in seen.legal)
+    choice = served.history[-1].leader_choice
+    proof = Proof(None, None, None, None)
+    update.decision.move.state.CopyFrom(convert.state_pb("m", seen, choice, proof))
+    bot = Counting()
+    held = StreamSeat("m", "token", bot)
+    answers = [_answer(update, held, None) for _ in range(5)]  # type: ignore[arg-type]
+    assert all(a == answers[0] for a in answers)
+    assert bot.calls == 1
