@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import signal
 import threading
 
 import click
 
 from analysis.cli.errors import Misuse
+from analysis.cli.interrupts import stopping
 from analysis.cli.options import tls_ca_option
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""The signals that stop the bot cleanly (exit status 0)."""
 
 
 @click.command("arena-bot")
@@ -66,21 +63,15 @@ def arena_bot(server: str, name: str, kind: str, arena_key_file: str, tls_ca: st
     except (OSError, ValueError) as e:
         raise Misuse(str(e)) from None
     state = ArenaBotState(name)
-    # SIGINT and SIGTERM only set `stop`: the bot's watcher then closes its channel, which
-    # ends the stream wherever it waits (an interrupt raised inside grpc's wait could leave
-    # its threads behind and the process hanging at exit).
     stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in STOP_SIGNALS}
     click.echo(f"{name}: a {kind} bot for the arena at {server}", err=True)
     try:
-        run_arena_bot(server, name, make, key, tls_ca=tls_ca, stop=stop, state=state)
+        with stopping(stop):  # the bot's watcher closes its channel: the stream ends cleanly
+            run_arena_bot(server, name, make, key, tls_ca=tls_ca, stop=stop, state=state)
     except grpc.RpcError as e:
         if not stop.is_set():
             raise Misuse(f"the arena refused {name}: {e.code().name}: {e.details()}") from None
     except ValueError:  # the channel closed by a stop as the stream began
         if not stop.is_set():
             raise
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     click.echo(f"{name}: stopped after {state.registrations} registrations", err=True)

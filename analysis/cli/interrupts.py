@@ -80,6 +80,22 @@ def ignored(*signals: signal.Signals) -> Iterator[None]:
             signal.signal(s, handler)
 
 
+@contextmanager
+def stopping(stop: threading.Event, *signals: signal.Signals) -> Iterator[None]:
+    """Ctrl-C and SIGTERM (or `signals`) set `stop` while the block runs, raising nothing:
+    for a command whose work watches an event and ends itself cleanly (`sniff arena-bot`
+    closes its channel), where an exception raised inside grpc's wait could leave its threads
+    behind. Installed whatever the inherited disposition: a command a shell starts in the
+    background inherits Ctrl-C ignored, and would then never stop on it."""
+    chosen = signals or (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in chosen}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def ignore_ctrl_c() -> None:
     """A worker process's start: Ctrl-C reaches the whole process group, but the command's
     own process decides what an interruption stops, and lets the chunks being played finish."""
