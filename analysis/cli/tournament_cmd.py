@@ -27,6 +27,7 @@ from analysis.cli.options import (
 )
 from analysis.cli.progress import Progress
 from analysis.parallel import default_workers
+from service.clock import BANK_MAX_MS, DEFAULT_POLICIES, MOVE_LIMIT_MAX_MS
 from sniff import parse_bots
 
 _RESULT_COLUMNS = ("bot", "deals", "matches", "mean", "se", "ci_low", "ci_high")
@@ -87,21 +88,21 @@ _PAR_COLUMNS = ("bot", "deals", "mean", "se", "ci_low", "ci_high")
 )
 @click.option(
     "--move-ms",
-    type=click.IntRange(1, 3_600_000),
+    type=click.IntRange(1, MOVE_LIMIT_MAX_MS),
     help="With --remote: each match's time control, the time each decision has "
     "(docs/service.md, Time controls); a bot that runs out loses its time as --on-timeout "
     "says, and the tournament goes on.",
 )
 @click.option(
     "--bank-ms",
-    type=click.IntRange(0, 86_400_000),
+    type=click.IntRange(0, BANK_MAX_MS),
     default=0,
     show_default=True,
     help="With --move-ms: each seat's time bank for a match, spent beyond a move's limit.",
 )
 @click.option(
     "--on-timeout",
-    type=click.Choice(["greedy", "random", "forfeit"]),
+    type=click.Choice([*DEFAULT_POLICIES, "forfeit"]),
     default="greedy",
     show_default=True,
     help="With --move-ms: a seat out of time gets a default move by this bot, or forfeits "
