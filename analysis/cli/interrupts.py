@@ -71,13 +71,8 @@ class Interrupts:
 @contextmanager
 def ignored(*signals: signal.Signals) -> Iterator[None]:
     """Neither of `signals` (Ctrl-C and SIGTERM when none is named) while the block runs."""
-    chosen = signals or (signal.SIGINT, signal.SIGTERM)
-    previous = {s: signal.signal(s, signal.SIG_IGN) for s in chosen}
-    try:
+    with _handled(signal.SIG_IGN, signals):
         yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 @contextmanager
@@ -87,13 +82,21 @@ def stopping(stop: threading.Event, *signals: signal.Signals) -> Iterator[None]:
     closes its channel), where an exception raised inside grpc's wait could leave its threads
     behind. Installed whatever the inherited disposition: a command a shell starts in the
     background inherits Ctrl-C ignored, and would then never stop on it."""
+    with _handled(lambda *_: stop.set(), signals):
+        yield
+
+
+@contextmanager
+def _handled(handler: Any, signals: tuple[signal.Signals, ...]) -> Iterator[None]:
+    """`handler` for `signals` (Ctrl-C and SIGTERM when none is named) while the block runs,
+    the previous handlers back after it."""
     chosen = signals or (signal.SIGINT, signal.SIGTERM)
-    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in chosen}
+    previous = {s: signal.signal(s, handler) for s in chosen}
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        for s, before in previous.items():
+            signal.signal(s, before)
 
 
 def ignore_ctrl_c() -> None:
